@@ -1,0 +1,30 @@
+# Thin wrappers over the real commands. Every target installs what it needs first.
+.DEFAULT_GOAL := help
+PY := .venv/bin/python
+SITE_DIR ?= site
+
+.PHONY: help env serve build test lint bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+env:  ## create or update .venv from uv.lock (installs uv into .tools/ if needed)
+	@.ci/bootstrap
+
+serve: env  ## build the site strictly and serve it on http://127.0.0.1:8000
+	@echo ">> serving on http://127.0.0.1:8000 (Ctrl-C to stop)"
+	$(PY) -m mkdocs serve --strict --dev-addr 127.0.0.1:8000
+
+build: env  ## build the static site into ./site with --strict
+	$(PY) -m mkdocs build --strict --site-dir $(SITE_DIR)
+
+test: env  ## run the whole test suite (executes every code block on the site)
+	@echo ">> running the test suite"
+	$(PY) -m pytest
+
+lint: env  ## ruff over the Python code
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+clean:  ## remove the built site and the environments
+	rm -rf site .venv .tools .pytest_cache

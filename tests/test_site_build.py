@@ -1,0 +1,83 @@
+"""The site builds strictly, shows only blocks that ran, and fails on broken links or includes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.harness.codeblocks import ROOT, page_blocks
+from tests.harness.processes import build_site
+
+RENDERED_PYTHON_BLOCK = re.compile(r'<div class="language-python highlight"')
+MARKDOWN_PAGES = sorted((ROOT / "docs").rglob("*.md"))
+
+
+def html_for(site_dir: Path, page: Path) -> Path:
+    relative = page.relative_to(ROOT / "docs").with_suffix("")
+    if relative.name == "index":
+        return site_dir / relative.parent / "index.html"
+    return site_dir / relative / "index.html"
+
+
+@pytest.mark.parametrize("page", MARKDOWN_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_rendered_python_block_was_executed(page, built_site, page_runs):
+    rendered = len(RENDERED_PYTHON_BLOCK.findall(html_for(built_site, page).read_text("utf-8")))
+    results = page_runs.results(page)["blocks"]
+    executed = sum(r["status"] == "passed" for r in results)
+    declared_not_run = sum(b.not_run_reason is not None for b in page_blocks(page))
+    assert rendered == executed + declared_not_run, (
+        f"{page.name}: the site shows {rendered} Python blocks but the tests executed "
+        f"{executed} (and {declared_not_run} carry a visible reason not to run)"
+    )
+
+
+def test_site_has_pages(built_site):
+    # Guards the test above from passing vacuously on an empty site.
+    assert len(MARKDOWN_PAGES) >= 3
+    assert all(html_for(built_site, page).exists() for page in MARKDOWN_PAGES)
+
+
+@pytest.fixture
+def project_copy(tmp_path) -> Path:
+    """A throwaway copy of the site sources, to break without touching the real docs."""
+    for name in ("docs", "snippets"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    return tmp_path
+
+
+def append_to_home(project: Path, text: str) -> None:
+    home = project / "docs" / "index.md"
+    home.write_text(home.read_text("utf-8") + "\n" + text + "\n", "utf-8")
+
+
+def strict_build_errors(project: Path) -> str:
+    proc = build_site(project / "mkdocs.yml", project / "site")
+    assert proc.returncode != 0, "the strict build passed but should have failed"
+    return proc.stderr
+
+
+def test_strict_build_fails_on_link_to_missing_page(project_copy):
+    append_to_home(project_copy, "See [nowhere](guide/no-such-page.md).")
+    assert "guide/no-such-page.md" in strict_build_errors(project_copy)
+
+
+def test_strict_build_fails_on_missing_anchor(project_copy):
+    append_to_home(project_copy, "See [a section](guide/how-tracing-works.md#no-such-section).")
+    assert "no-such-section" in strict_build_errors(project_copy)
+
+
+def test_build_fails_on_include_of_missing_file(project_copy):
+    append_to_home(project_copy, '```python\n--8<-- "no_such_file.py"\n```')
+    assert "no_such_file.py" in strict_build_errors(project_copy)
+
+
+def test_build_fails_on_include_of_missing_section(project_copy):
+    (project_copy / "snippets" / "present.py").write_text(
+        "# --8<-- [start:here]\nx = 1\n# --8<-- [end:here]\n", "utf-8"
+    )
+    append_to_home(project_copy, '```python\n--8<-- "present.py:elsewhere"\n```')
+    assert "elsewhere" in strict_build_errors(project_copy)
