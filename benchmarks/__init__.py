@@ -1,0 +1,1 @@
+"""The project's benchmarks: retracing scenarios, their runner, and the results renderer."""

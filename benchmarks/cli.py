@@ -1,0 +1,130 @@
+"""``python -m benchmarks``: list the scenarios, or run them and write a results file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.scenarios import NAMES, PENDING, SCENARIOS
+from benchmarks.schema import RESULTS_DIR, ResultsError, write_results
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class RunFailed(Exception):
+    pass
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description="Measure the retracing scenarios."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="list the scenarios and whether they can run")
+    run = commands.add_parser("run", help="run scenarios and write a results file")
+    run.add_argument("--quick", action="store_true", help="few repetitions (development)")
+    run.add_argument(
+        "--scenario",
+        action="append",
+        metavar="NAME",
+        help="run only this scenario (repeatable); default: every runnable scenario",
+    )
+    run.add_argument("--device", choices=["auto", "cpu", "gpu"], default="auto")
+    run.add_argument(
+        "--out",
+        type=Path,
+        help=f"results file to write or update (default: {RESULTS_DIR.relative_to(ROOT)}/DEVICE.json)",
+    )
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        args.scenario = chosen_scenarios(run, args.scenario)
+    return args
+
+
+def chosen_scenarios(parser: argparse.ArgumentParser, requested: list[str] | None) -> list[str]:
+    if not requested:
+        return list(SCENARIOS)
+    for name in requested:
+        if name in PENDING:
+            parser.error(f"scenario {name!r} cannot run yet: it needs {PENDING[name]}")
+        if name not in SCENARIOS:
+            parser.error(f"unknown scenario {name!r}; choose from: {', '.join(SCENARIOS)}")
+    return list(dict.fromkeys(requested))
+
+
+def list_scenarios() -> None:
+    for name in NAMES:
+        if name in SCENARIOS:
+            print(f"{name:20} {SCENARIOS[name].title}")
+        else:
+            print(f"{name:20} (not runnable yet: needs {PENDING[name]})")
+
+
+def worker_env(device: str) -> dict[str, str]:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0")
+    if device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = "-1"  # measure the CPU even where a GPU exists
+    return env
+
+
+def run_worker(name: str, args: argparse.Namespace, command: str, workdir: Path) -> dict:
+    """Run one scenario in a fresh interpreter, showing its progress; return its result."""
+    from tqdm import tqdm
+
+    out = workdir / f"{name}.json"
+    log = workdir / f"{name}.log"
+    worker = [
+        sys.executable, "-m", "benchmarks.worker", name,
+        "--profile", "quick" if args.quick else "full",
+        "--device", args.device, "--out", str(out), "--command", command,
+    ]  # fmt: skip
+    with log.open("w") as stderr, tqdm(desc=f"{name:18}", unit="run", leave=True) as bar:
+        proc = subprocess.Popen(
+            worker, cwd=ROOT, env=worker_env(args.device), stdout=subprocess.PIPE,
+            stderr=stderr, text=True,
+        )  # fmt: skip
+        for line in proc.stdout:
+            if line.startswith("progress "):
+                done, total = map(int, line.split()[1:])
+                bar.total = total
+                bar.update(done - bar.n)
+        proc.wait()
+    if proc.returncode != 0 or not out.exists():
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-25:])
+        raise RunFailed(f"scenario {name} failed (exit {proc.returncode}):\n{tail}")
+    return json.loads(out.read_text("utf-8"))
+
+
+def run(args: argparse.Namespace) -> Path:
+    command = shlex.join(["python", "-m", "benchmarks", *sys.argv[1:]])
+    started = time.perf_counter()
+    results: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.scenario:
+            results[name] = run_worker(name, args, command, Path(tmp))
+    device = next(iter(results.values()))["provenance"]["device"]
+    out = args.out or RESULTS_DIR / f"{device}.json"
+    write_results(out, device, results)
+    minutes = (time.perf_counter() - started) / 60
+    print(f"wrote {len(results)} scenario(s) to {out} in {minutes:.1f} min", file=sys.stderr)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "list":
+        list_scenarios()
+        return 0
+    try:
+        run(args)
+    except (RunFailed, ResultsError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
