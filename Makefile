@@ -3,7 +3,7 @@
 PY := .venv/bin/python
 SITE_DIR ?= site
 
-.PHONY: help env serve build test lint bench clean
+.PHONY: help env serve build test lint bench bench-quick clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -25,6 +25,12 @@ test: env  ## run the whole test suite (executes every code block on the site)
 lint: env  ## ruff over the Python code
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+bench: env  ## run every benchmark scenario (full profile) and update benchmarks/results/
+	$(PY) -m benchmarks run
+
+bench-quick: env  ## a short benchmark run (few repetitions), to try a change
+	$(PY) -m benchmarks run --quick
 
 clean:  ## remove the built site and the environments
 	rm -rf site .venv .tools .pytest_cache

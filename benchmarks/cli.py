@@ -12,10 +12,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.measure import relative_half_width
 from benchmarks.scenarios import NAMES, PENDING, SCENARIOS
 from benchmarks.schema import RESULTS_DIR, ResultsError, write_results
 
 ROOT = Path(__file__).resolve().parents[1]
+HEADLINE_HALF_WIDTH = 0.10  # the full profile's target for every headline ratio
 
 
 class RunFailed(Exception):
@@ -40,7 +42,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     run.add_argument(
         "--out",
         type=Path,
-        help=f"results file to write or update (default: {RESULTS_DIR.relative_to(ROOT)}/DEVICE.json)",
+        help="results file to write or update (default: benchmarks/results/DEVICE.json)",
     )
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -114,7 +116,22 @@ def run(args: argparse.Namespace) -> Path:
     write_results(out, device, results)
     minutes = (time.perf_counter() - started) / 60
     print(f"wrote {len(results)} scenario(s) to {out} in {minutes:.1f} min", file=sys.stderr)
+    report_headlines(results)
     return out
+
+
+def report_headlines(results: dict[str, dict]) -> None:
+    """Print each headline ratio; flag intervals wider than the site's +-10% target."""
+    for name, result in results.items():
+        headline = next(r for r in result["ratios"] if r["headline"])
+        width = relative_half_width(headline)
+        flag = "" if width <= HEADLINE_HALF_WIDTH else "  <- wider than +-10%: rerun when quiet"
+        print(
+            f"{name:18} {headline['variant']} vs {headline['baseline']} ({headline['pass']}): "
+            f"{headline['median']:.3g}x, 95% CI {headline['ci_low']:.3g}-{headline['ci_high']:.3g}"
+            f" (+-{100 * width:.1f}%){flag}",
+            file=sys.stderr,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

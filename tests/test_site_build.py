@@ -43,7 +43,7 @@ def test_site_has_pages(built_site):
 @pytest.fixture
 def project_copy(tmp_path) -> Path:
     """A throwaway copy of the site sources, to break without touching the real docs."""
-    for name in ("docs", "snippets"):
+    for name in ("docs", "snippets", "benchmarks"):
         shutil.copytree(ROOT / name, tmp_path / name)
     shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
     return tmp_path

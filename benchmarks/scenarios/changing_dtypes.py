@@ -36,7 +36,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=stream,
         samples=[ROWS] * calls,
-        repetitions=3 if quick else 12,
+        repetitions=3 if quick else 20,
         parameters={"calls per pass": calls, "dtypes": ", ".join(DTYPES), "batch": ROWS},
     )
 

@@ -43,7 +43,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=steps,
         samples=[ROWS] * calls,
-        repetitions=3 if quick else 10,
+        repetitions=3 if quick else 20,
         parameters={
             "calls per pass": calls,
             "loop counts": f"uniform in 1..{MAX_STEPS}",

@@ -18,7 +18,7 @@ def bucket_for(length: int) -> int:
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 120 if quick else 600
+    calls = 80 if quick else 600
     generator = rng()
     lengths = generator.integers(5, MAX_LENGTH + 1, size=calls)
     stream = [

@@ -1,0 +1,369 @@
+"""Results -> Markdown tables and SVG plots, and the page markers that ask for them.
+
+Pure functions of the loaded results: the MkDocs hook only calls them. A page asks for a
+figure with a marker alone on its line, e.g. ``<!-- benchmark:table loop_count -->``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.claims import CLAIMS
+from benchmarks.measure import relative_half_width
+from benchmarks.scenarios import NAMES
+from benchmarks.scenarios.base import COLD, STEADY
+from benchmarks.schema import ResultsFile
+
+DEVICE_NAMES = {"cpu": "CPU", "gpu": "GPU"}
+MARKER = re.compile(r"^<!--\s*benchmark:(?P<kind>[\w-]+)(?:\s+(?P<name>\S+))?\s*-->[ \t]*$", re.M)
+LOOSE_MARKER = re.compile(r"^.*<!--\s*benchmark:.*$", re.M)
+KINDS_WITH_NAME = ("table", "plot")
+KINDS_ALONE = ("claims", "gpu", "runs")
+
+# Colours legible on both Material's light (white) and slate (dark blue-grey) backgrounds.
+INK = "#8a8f98"
+COLD_COLOUR = "#ef6c00"
+STEADY_COLOUR = "#3f7fd6"
+
+
+class MarkerError(Exception):
+    """A page asks for a figure that cannot be rendered; the message names page and marker."""
+
+
+# --- numbers ----------------------------------------------------------------------------
+
+
+def number(value: float, digits: int = 3) -> str:
+    """A value with ``digits`` significant figures, without scientific notation."""
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    decimals = max(digits - len(str(int(magnitude))) if magnitude >= 1 else digits, 0)
+    if magnitude < 1:
+        leading_zeros = len(f"{magnitude:.12f}".split(".")[1]) - len(
+            f"{magnitude:.12f}".split(".")[1].lstrip("0")
+        )
+        decimals = leading_zeros + digits
+    return f"{value:,.{decimals}f}"
+
+
+def ratio_text(ratio: Mapping[str, float]) -> str:
+    return (
+        f"{number(ratio['median'])}× (95% CI {number(ratio['ci_low'])}–{number(ratio['ci_high'])})"
+    )
+
+
+def _optional_number(value: float | None) -> str:
+    return "–" if value is None else number(value)
+
+
+def spread_text(summary: Mapping[str, float]) -> str:
+    return f"{number(summary['median'])} ({number(summary['p5'])}–{number(summary['p95'])})"
+
+
+# --- tables -----------------------------------------------------------------------------
+
+
+def provenance_line(result: Mapping[str, Any]) -> str:
+    p = result["provenance"]
+    machine = f"{p['cpu_model']}, {p['cpu_cores']} cores"
+    if p["gpu"]:
+        machine = f"{p['gpu']['name']} (driver {p['gpu']['driver']}), host {machine}"
+    return (
+        f"{DEVICE_NAMES[p['device']]}: {machine}; TensorFlow {p['tensorflow']}, "
+        f"Keras {p['keras']}, Python {p['python']}; **{p['profile']} profile**, "
+        f"{result['repetitions']} interleaved repetitions of {result['calls_per_pass']} calls; "
+        f"{p['date']}, commit `{p['git_commit']}`."
+    )
+
+
+def _find_ratio(result: Mapping[str, Any], variant: str, which: str) -> Mapping[str, Any]:
+    for ratio in result["ratios"]:
+        if ratio["variant"] == variant and ratio["pass"] == which:
+            return ratio
+    raise KeyError(f"no {which} ratio for {variant}")
+
+
+def _speedup_cell(result: Mapping[str, Any], variant: str, which: str) -> str:
+    if variant == result["baseline"]:
+        return "1× (baseline)"
+    ratio = _find_ratio(result, variant, which)
+    cell = ratio_text(ratio)
+    return f"**{cell}**" if ratio["headline"] else cell
+
+
+def scenario_table(result: Mapping[str, Any]) -> str:
+    header = (
+        "| Variant | Traces | Retraces per 1000 calls | First call (ms) "
+        "| Cold pass (ms per call) | Steady (ms per call, median and p5–p95) "
+        "| Steady throughput (samples/s) | Speedup, cold pass | Speedup, steady "
+        "| Memory growth, first pass (MB) |"
+    )
+    on_gpu = result["provenance"]["device"] == "gpu"
+    header += " Peak GPU memory (MB) |" if on_gpu else ""
+    header += "\n|---|" + "--:|" * (9 + on_gpu) + "\n"
+    rows = []
+    for v in result["variants"]:
+        traces = str(v["traces"])
+        if v["traces_min"] != v["traces"]:
+            traces = f"{v['traces_min']}–{v['traces']}"
+        if v["steady_pass_traces"]:
+            traces += f" (+{v['steady_pass_traces']} in the steady pass)"
+        rows.append(
+            f"| {v['label']} | {traces} | {number(v['retraces_per_1000_calls'])} "
+            f"| {number(v['first_call_ms'])} | {number(v['cold_ms_per_call']['median'])} "
+            f"| {spread_text(v['steady_ms_per_call'])} "
+            f"| {number(v['steady_throughput_per_s'])} "
+            f"| {_speedup_cell(result, v['name'], COLD)} "
+            f"| {_speedup_cell(result, v['name'], STEADY)} "
+            f"| {number(v['rss_growth_mb'])} |"
+            + (f" {_optional_number(v['peak_gpu_mb'])} |" if on_gpu else "")
+        )
+    return header + "\n".join(rows) + "\n\n" + provenance_line(result) + "\n"
+
+
+def device_tables(name: str, results: Mapping[str, ResultsFile]) -> str:
+    """The scenario's table for every device that has results for it, CPU first."""
+    parts = []
+    for device in ("cpu", "gpu"):
+        if device in results and name in results[device].scenarios:
+            result = results[device].scenarios[name]
+            parts.append(f"**{DEVICE_NAMES[device]}**\n\n{scenario_table(result)}")
+    return "\n".join(parts)
+
+
+def claims_table(results: Mapping[str, ResultsFile]) -> str:
+    devices = [d for d in ("cpu", "gpu") if d in results]
+    header = "| Figure | Claimed | Our scenario | " + " | ".join(
+        f"Measured here ({DEVICE_NAMES[d]})" for d in devices
+    )
+    header += " | Comparable? |\n|---|--:|---|" + "--:|" * len(devices) + "---|\n"
+    rows = []
+    for claim in CLAIMS:
+        cells = []
+        for device in devices:
+            result = results[device].scenarios.get(claim.scenario)
+            cells.append(claim.measured(result) if result else "not measured")
+        rows.append(
+            f"| {claim.what} | {claim.claimed} | `{claim.scenario}` | "
+            + " | ".join(cells)
+            + f" | {claim.comparable} |"
+        )
+    return header + "\n".join(rows) + "\n"
+
+
+def runs_table(results: Mapping[str, ResultsFile]) -> str:
+    """Which run produced each scenario's figures, and the headline's interval width."""
+    rows = []
+    for device, loaded in sorted(results.items()):
+        for name in NAMES:
+            if name not in loaded.scenarios:
+                continue
+            result = loaded.scenarios[name]
+            p = result["provenance"]
+            headline = next(r for r in result["ratios"] if r["headline"])
+            rows.append(
+                f"| `{name}` | {DEVICE_NAMES[device]} | {p['profile']} | "
+                f"{result['repetitions']} | {number(result['seconds'])} s | "
+                f"±{number(100 * relative_half_width(headline), 2)}% | "
+                f"{number(result['peak_rss_mb'])} | {p['date']} | `{p['git_commit']}` |"
+            )
+    quick = any(
+        result["provenance"]["profile"] == "quick"
+        for loaded in results.values()
+        for result in loaded.scenarios.values()
+    )
+    warning = (
+        '!!! warning "Some figures come from the quick profile"\n'
+        "    The quick profile runs few repetitions to check that the scenarios work; its\n"
+        "    intervals are wide. `make bench` runs the full profile.\n\n"
+        if quick
+        else ""
+    )
+    return warning + (
+        "| Scenario | Device | Profile | Repetitions | Duration | Headline CI half-width "
+        "| Peak host memory (MB) | Date | Commit |\n"
+        "|---|---|---|--:|--:|--:|--:|---|---|\n" + "\n".join(rows) + "\n"
+    )
+
+
+def gpu_section(results: Mapping[str, ResultsFile]) -> str:
+    if "gpu" not in results:
+        return (
+            '!!! note "No GPU run has been recorded yet"\n'
+            "    Nothing on this site is a GPU measurement, and no GPU figure is estimated.\n"
+            "    To record one, on a machine where TensorFlow sees a GPU run\n"
+            "    `python -m benchmarks run --device gpu`, which writes\n"
+            "    `benchmarks/results/gpu.json`; commit that file and the site shows it here.\n"
+        )
+    loaded = results["gpu"]
+    parts = [
+        f"### {loaded.scenarios[name]['title']}\n\n{scenario_table(loaded.scenarios[name])}"
+        for name in NAMES
+        if name in loaded.scenarios
+    ]
+    return "\n".join(parts)
+
+
+# --- plots ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plot:
+    svg: str
+    width: int  # CSS pixels
+    height: int
+    alt: str
+
+
+def scenario_plot(result: Mapping[str, Any]) -> Plot:
+    """Per-call time of each variant, cold pass and steady state, as an SVG."""
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(_style()):
+        figure = plot_figure(result)
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
+        width, height = (figure.get_size_inches() * 100).round().astype(int)
+        plt.close(figure)
+    return Plot(svg=buffer.getvalue(), width=int(width), height=int(height), alt=plot_alt(result))
+
+
+def plot_figure(result: Mapping[str, Any]):
+    """The bar chart: medians with interquartile whiskers, on a log scale (call in _style)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    variants = result["variants"]
+    rows = range(len(variants))
+    figure, axes = plt.subplots(figsize=(7.2, 1.3 + 0.55 * len(variants)))
+    bar = 0.38
+    for offset, which, colour, name in (
+        (-bar / 2, "cold_ms_per_call", COLD_COLOUR, "cold pass (first calls, traces included)"),
+        (bar / 2, "steady_ms_per_call", STEADY_COLOUR, "steady state (nothing left to trace)"),
+    ):
+        medians = [v[which]["median"] for v in variants]
+        low = [v[which]["median"] - v[which]["p25"] for v in variants]
+        high = [v[which]["p75"] - v[which]["median"] for v in variants]
+        axes.barh(
+            [r + offset for r in rows], medians, height=bar, color=colour, label=name,
+            xerr=[low, high], error_kw={"ecolor": INK, "capsize": 3, "lw": 1},
+        )  # fmt: skip
+    axes.set_yticks(list(rows), [_plain(v["label"]) for v in variants])
+    axes.invert_yaxis()
+    axes.set_xscale("log")
+    axes.set_xlabel("milliseconds per call (median; whiskers: interquartile range)")
+    axes.legend(loc="lower right", frameon=False, fontsize=8)
+    axes.grid(axis="x", which="major", color=INK, alpha=0.3, lw=0.6)
+    figure.tight_layout()
+    return figure
+
+
+def _plain(label: str) -> str:
+    return label.replace("`", "")
+
+
+def plot_alt(result: Mapping[str, Any]) -> str:
+    """The plot's figures in words, for screen readers and when the image does not load."""
+    device = DEVICE_NAMES[result["provenance"]["device"]]
+    bars = ", ".join(
+        f"{_plain(v['label'])} ({number(v['cold_ms_per_call']['median'])} cold, "
+        f"{number(v['steady_ms_per_call']['median'])} steady)"
+        for v in result["variants"]
+    )
+    return f"{result['title']} on {device}: milliseconds per call of {bars}"
+
+
+def _style() -> dict[str, Any]:
+    return {
+        "svg.hashsalt": "benchmarks",  # stable element ids: identical input, identical file
+        "font.size": 9,
+        "text.color": INK,
+        "axes.labelcolor": INK,
+        "axes.edgecolor": INK,
+        "xtick.color": INK,
+        "ytick.color": INK,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "legend.labelcolor": INK,
+    }
+
+
+def plot_path(device: str, name: str) -> str:
+    """Where a plot lives in the site, relative to the docs folder."""
+    return f"assets/benchmarks/{device}-{name}.svg"
+
+
+def all_plots(results: Mapping[str, ResultsFile]) -> dict[str, Plot]:
+    """Every scenario's plot for every device, keyed by its path in the site."""
+    return {
+        plot_path(device, name): scenario_plot(result)
+        for device, loaded in results.items()
+        for name, result in loaded.scenarios.items()
+    }
+
+
+def plot_images(
+    name: str, results: Mapping[str, ResultsFile], plots: Mapping[str, Plot], link: Callable
+) -> str:
+    parts = []
+    for device in ("cpu", "gpu"):
+        path = plot_path(device, name)
+        if path in plots:
+            plot = plots[path]
+            parts.append(
+                f'![{plot.alt}]({link(path)}){{ width="{plot.width}" height="{plot.height}" '
+                'loading="lazy" }'
+            )
+    return "\n\n".join(parts)
+
+
+# --- markers ----------------------------------------------------------------------------
+
+
+def replace_markers(
+    markdown: str,
+    page: str,
+    results: Mapping[str, ResultsFile],
+    plots: Mapping[str, Plot],
+    link: Callable[[str], str],
+) -> str:
+    """Replace every benchmark marker on a page; any marker that cannot be served fails.
+
+    ``link`` turns a plot's site path into a URL relative to the page.
+    """
+    for line in LOOSE_MARKER.findall(markdown):
+        if not MARKER.fullmatch(line):
+            raise MarkerError(
+                f"{page}: malformed benchmark marker {line.strip()!r}; expected "
+                "'<!-- benchmark:table NAME -->' or '<!-- benchmark:plot NAME -->' alone on a line"
+            )
+
+    def render(match: re.Match) -> str:
+        kind, name = match["kind"], match["name"]
+        marker = match.group(0).strip()
+        if kind in KINDS_ALONE and name is None:
+            return {"claims": claims_table, "gpu": gpu_section, "runs": runs_table}[kind](results)
+        if kind not in KINDS_WITH_NAME or name is None:
+            raise MarkerError(f"{page}: unknown benchmark marker {marker!r}")
+        if name not in NAMES:
+            raise MarkerError(
+                f"{page}: marker {marker!r} names an unknown scenario {name!r} "
+                f"(known: {', '.join(NAMES)})"
+            )
+        if not any(name in loaded.scenarios for loaded in results.values()):
+            raise MarkerError(
+                f"{page}: marker {marker!r}: no results for scenario {name!r} in any results "
+                "file; run `python -m benchmarks run --scenario " + name + "`"
+            )
+        if kind == "table":
+            return device_tables(name, results)
+        return plot_images(name, results, plots, link)
+
+    return MARKER.sub(render, markdown)

@@ -1,0 +1,49 @@
+"""The site build with bad benchmark input: it fails, names the problem, writes no pages."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.harness.codeblocks import ROOT
+from tests.harness.processes import build_site
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A throwaway copy of everything the build reads."""
+    for name in ("docs", "snippets", "benchmarks"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    return tmp_path
+
+
+def failed_build(project: Path) -> str:
+    proc = build_site(project / "mkdocs.yml", project / "site")
+    assert proc.returncode != 0, "the build passed but should have failed"
+    pages = list((project / "site").rglob("*.html")) if (project / "site").exists() else []
+    assert pages == [], f"a failed build left pages behind: {pages[:3]}"
+    return proc.stderr
+
+
+@pytest.mark.slow
+def test_build_fails_on_nan_naming_file_and_field(project):
+    path = project / "benchmarks" / "results" / "cpu.json"
+    document = json.loads(path.read_text("utf-8"))
+    name = next(iter(document["scenarios"]))
+    document["scenarios"][name]["variants"][0]["first_call_ms"] = float("nan")
+    path.write_text(json.dumps(document), "utf-8")
+    errors = failed_build(project)
+    assert f"{path}: scenarios.{name}.variants[0].first_call_ms: expected a finite number" in errors
+
+
+@pytest.mark.slow
+def test_build_fails_on_marker_for_unknown_scenario_naming_page(project):
+    page = project / "docs" / "index.md"
+    page.write_text(page.read_text("utf-8") + "\n<!-- benchmark:plot warp_drive -->\n", "utf-8")
+    errors = failed_build(project)
+    assert "index.md: marker '<!-- benchmark:plot warp_drive -->'" in errors
+    assert "unknown scenario 'warp_drive'" in errors

@@ -1,0 +1,50 @@
+"""The command line: clear errors for bad arguments, and one real scenario end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks.cli import main
+from benchmarks.schema import load_results
+from tests.harness.codeblocks import ROOT
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["run", "--scenario", "warp_drive"], "unknown scenario 'warp_drive'; choose from:"),
+        (["run", "--device", "tpu"], "argument --device: invalid choice: 'tpu'"),
+    ],
+)
+def test_bad_arguments_are_rejected(argv, expected, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_list_names_every_scenario(capsys):
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out
+    for name in ("predict_loop", "sequence_lengths", "weight_cache", "explainer_overhead"):
+        assert name in listed
+
+
+@pytest.mark.slow
+def test_smallest_scenario_end_to_end(tmp_path):
+    out = tmp_path / "results" / "cpu.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "run", "--quick", "--scenario", "changing_dtypes",
+         "--device", "cpu", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = load_results(out.parent)["cpu"].scenarios["changing_dtypes"]
+    variants = {v["name"]: v for v in result["variants"]}
+    assert variants["as_given"]["traces"] == 5  # one trace per dtype in the stream
+    assert variants["cast_first"]["traces"] == 1
+    assert result["provenance"]["profile"] == "quick"
+    assert "--scenario changing_dtypes" in result["provenance"]["command"]

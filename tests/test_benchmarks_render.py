@@ -1,0 +1,127 @@
+"""Rendering fixed results into tables, plots and page markers, as the build does."""
+
+from __future__ import annotations
+
+import copy
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from benchmarks.render import (
+    MarkerError,
+    all_plots,
+    claims_table,
+    device_tables,
+    gpu_section,
+    number,
+    replace_markers,
+    runs_table,
+    scenario_plot,
+    scenario_table,
+)
+from benchmarks.schema import ResultsFile, load_results
+
+FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, ResultsFile]:
+    return load_results(FIXTURES)
+
+
+@pytest.fixture(scope="module")
+def plots(results):
+    return all_plots(results)
+
+
+def link(path: str) -> str:
+    return "../" + path
+
+
+def test_number_keeps_three_significant_figures():
+    assert [number(v) for v in (0, 1234.5, 33.749, 0.94206, 0.000123)] == [
+        "0",
+        "1,234",
+        "33.7",
+        "0.942",
+        "0.000123",
+    ]
+
+
+def test_table_has_a_row_per_variant_ratios_with_intervals_and_provenance(results):
+    result = results["cpu"].scenarios["loop_count"]
+    table = scenario_table(result)
+    rows = [line for line in table.splitlines() if line.startswith("| ")]
+    assert len(rows) == 1 + len(result["variants"])  # header + variants
+    assert "1× (baseline)" in rows[1]
+    headline = next(r for r in result["ratios"] if r["headline"])
+    assert f"**{number(headline['median'])}× (95% CI {number(headline['ci_low'])}–" in table
+    assert "**quick profile**" in table
+    assert result["provenance"]["git_commit"] in table
+
+
+def test_plot_is_an_svg_with_transparent_background_and_described_bars(results):
+    result = results["cpu"].scenarios["batch_size_stream"]
+    plot = scenario_plot(result)
+    root = ET.fromstring(plot.svg.encode())
+    assert root.tag.endswith("svg")
+    assert plot.width > 0 and plot.height > 0
+    assert "milliseconds per call" in plot.svg  # the axis is labelled
+    assert 'style="fill: #ffffff' not in plot.svg  # no white background in dark mode
+    for variant in result["variants"]:
+        assert variant["label"].replace("`", "") in plot.alt
+    assert plot.svg == scenario_plot(result).svg  # reproducible, byte for byte
+
+
+def test_markers_are_replaced_by_tables_and_images(results, plots):
+    page = "intro\n<!-- benchmark:table loop_count -->\n\n<!-- benchmark:plot loop_count -->\n"
+    out = replace_markers(page, "guide/x.md", results, plots, link)
+    assert "<!--" not in out
+    assert "| count as a tensor, `tf.range` |" in out
+    assert re.search(r'!\[[^]]+\]\(\.\./assets/benchmarks/cpu-loop_count\.svg\)\{ width="720"', out)
+
+
+@pytest.mark.parametrize(
+    ("marker", "expected"),
+    [
+        ("<!-- benchmark:table warp_drive -->", "unknown scenario 'warp_drive'"),
+        ("<!-- benchmark:plot weight_cache -->", "no results for scenario 'weight_cache'"),
+        ("<!-- benchmark:chart loop_count -->", "unknown benchmark marker"),
+        ("<!-- benchmark:table -->", "unknown benchmark marker"),
+        ("see <!-- benchmark:table loop_count -->", "malformed benchmark marker"),
+    ],
+)
+def test_bad_markers_fail_naming_page_and_marker(results, plots, marker, expected):
+    with pytest.raises(MarkerError) as caught:
+        replace_markers(f"text\n{marker}\n", "guide/page.md", results, plots, link)
+    message = str(caught.value)
+    assert message.startswith("guide/page.md: ")
+    assert expected in message
+    assert marker.split("<!--")[1].split("-->")[0].strip() in message
+
+
+def test_claims_table_sets_claims_beside_measurements(results):
+    table = claims_table(results)
+    assert "| Retraces per 1000 calls | 847 → 0 | `batch_size_stream` |" in table
+    assert "not measured" in table  # function_in_loop is absent from the fixture
+    assert "Measured here (GPU)" not in table
+
+
+def test_gpu_section_says_no_run_until_gpu_results_exist(results):
+    assert "No GPU run has been recorded yet" in gpu_section(results)
+    gpu_result = copy.deepcopy(results["cpu"].scenarios["loop_count"])
+    gpu_result["provenance"].update(device="gpu", gpu={"name": "Test GPU", "driver": "1.0"})
+    with_gpu = {**results, "gpu": ResultsFile(Path("gpu.json"), "gpu", {"loop_count": gpu_result})}
+    section = gpu_section(with_gpu)
+    assert "No GPU run" not in section
+    assert "Test GPU (driver 1.0)" in section
+    assert device_tables("loop_count", with_gpu).count("| Variant |") == 2
+
+
+def test_runs_table_flags_the_quick_profile(results):
+    table = runs_table(results)
+    assert "Some figures come from the quick profile" in table
+    for name in results["cpu"].scenarios:
+        assert f"| `{name}` | CPU | quick |" in table
