@@ -239,14 +239,15 @@ def plot_figure(result: Mapping[str, Any]):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     variants = result["variants"]
     rows = range(len(variants))
-    figure, axes = plt.subplots(figsize=(7.2, 1.3 + 0.55 * len(variants)))
+    figure, axes = plt.subplots(figsize=(7.2, 1.5 + 0.55 * len(variants)))
     bar = 0.38
     for offset, which, colour, name in (
-        (-bar / 2, "cold_ms_per_call", COLD_COLOUR, "cold pass (first calls, traces included)"),
-        (bar / 2, "steady_ms_per_call", STEADY_COLOUR, "steady state (nothing left to trace)"),
+        (-bar / 2, "cold_ms_per_call", COLD_COLOUR, "cold pass (fresh function, traces included)"),
+        (bar / 2, "steady_ms_per_call", STEADY_COLOUR, "steady state (same stream again)"),
     ):
         medians = [v[which]["median"] for v in variants]
         low = [v[which]["median"] - v[which]["p25"] for v in variants]
@@ -259,7 +260,8 @@ def plot_figure(result: Mapping[str, Any]):
     axes.invert_yaxis()
     axes.set_xscale("log")
     axes.set_xlabel("milliseconds per call (median; whiskers: interquartile range)")
-    axes.legend(loc="lower right", frameon=False, fontsize=8)
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axes.legend(loc="lower center", bbox_to_anchor=(0.4, 1), ncols=2, frameon=False, fontsize=8)
     axes.grid(axis="x", which="major", color=INK, alpha=0.3, lw=0.6)
     figure.tight_layout()
     return figure
