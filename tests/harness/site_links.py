@@ -135,9 +135,7 @@ def broken_links(site_dir: Path, base_path: str = "/") -> list[BrokenLink]:
 def count_internal_links(site_dir: Path) -> int:
     """How many internal links the site has (guards a check from passing on nothing)."""
     return sum(
-        not _is_external(link)
-        for page in site_dir.rglob("*.html")
-        for link in _scan(page).links
+        not _is_external(link) for page in site_dir.rglob("*.html") for link in _scan(page).links
     )
 
 
