@@ -267,3 +267,36 @@ def test_dependabot_updates_the_lock_file_and_the_actions_grouped_with_a_cooldow
 
 def test_zizmor_is_installed_from_the_lock_file():
     assert ZIZMOR.exists() or shutil.which("zizmor"), "zizmor missing: run make env"
+
+
+# --- issue and pull-request templates -------------------------------------------------
+
+ISSUE_FORMS = sorted((GITHUB / "ISSUE_TEMPLATE").glob("*.yml"))
+
+
+def test_issue_forms_cover_the_three_kinds_of_report():
+    forms = [p.name for p in ISSUE_FORMS if p.name != "config.yml"]
+    assert forms == ["broken-snippet.yml", "new-retracing-cause.yml", "wrong-claim.yml"]
+    config = yaml.safe_load((GITHUB / "ISSUE_TEMPLATE" / "config.yml").read_text("utf-8"))
+    assert config["blank_issues_enabled"] is False
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in ISSUE_FORMS if p.name != "config.yml"], ids=lambda p: p.name
+)
+def test_issue_form_is_well_formed(path):
+    form = yaml.safe_load(path.read_text("utf-8"))
+    assert form["name"] and form["description"]
+    ids = [field["id"] for field in form["body"]]
+    assert len(ids) == len(set(ids)), "field ids must be unique"
+    for field in form["body"]:
+        assert field["type"] in {"input", "textarea", "dropdown", "checkboxes", "markdown"}
+        assert field["attributes"]["label"]
+    assert "versions" in ids, "every report needs the versions it was seen on"
+    assert any(f.get("validations", {}).get("required") for f in form["body"])
+
+
+def test_pull_request_template_asks_for_the_suite_and_lint():
+    text = (GITHUB / "pull_request_template.md").read_text("utf-8")
+    assert "- [ ] `make test` passes locally." in text
+    assert "- [ ] `make lint` passes." in text
