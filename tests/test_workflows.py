@@ -8,7 +8,6 @@ actionlint's PyPI wrapper builds by downloading a binary, which cannot happen of
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -263,10 +262,6 @@ def test_dependabot_updates_the_lock_file_and_the_actions_grouped_with_a_cooldow
     for update in updates.values():
         assert update["groups"], "updates must be grouped"
         assert update["cooldown"]["default-days"] >= 3
-
-
-def test_zizmor_is_installed_from_the_lock_file():
-    assert ZIZMOR.exists() or shutil.which("zizmor"), "zizmor missing: run make env"
 
 
 # --- issue and pull-request templates -------------------------------------------------
