@@ -83,10 +83,15 @@ def test_command_line_refuses_a_folder_that_is_not_a_site(tmp_path):
     assert raised.value.code == 2
 
 
-def test_base_path_comes_from_site_url(tmp_path):
+def test_base_path_comes_from_site_url(tmp_path, monkeypatch):
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: x\nsite_url: https://example.org/docs\n", "utf-8")
     assert base_path_from_config(config) == "/docs/"
+    config.write_text('site_url: !ENV [SITE_URL, "https://example.org/guide/"]\n', "utf-8")
+    monkeypatch.delenv("SITE_URL", raising=False)
+    assert base_path_from_config(config) == "/guide/"
+    monkeypatch.setenv("SITE_URL", "http://127.0.0.1:8000/")
+    assert base_path_from_config(config) == "/"
 
 
 def test_the_built_site_has_no_broken_internal_link_or_anchor(built_site):

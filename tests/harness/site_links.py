@@ -12,17 +12,17 @@ prints each broken link and exits 1 if there is any.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from mkdocs.utils.yaml import yaml_load
+
 from tests.harness.codeblocks import ROOT
 
 LINK_ATTRIBUTES = {"a": "href", "link": "href", "img": "src", "script": "src", "source": "src"}
-SITE_URL_LINE = re.compile(r"^site_url:\s*(\S+)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,13 @@ class _PageScanner(HTMLParser):
 
 
 def base_path_from_config(config: Path = ROOT / "mkdocs.yml") -> str:
-    """The path part of `site_url` in mkdocs.yml ("/" when it has none)."""
-    match = SITE_URL_LINE.search(config.read_text("utf-8"))
-    path = urlsplit(match.group(1)).path if match else "/"
+    """The path part of `site_url` in mkdocs.yml ("/" when it has none).
+
+    Read with MkDocs' own YAML loader, so `!ENV [SITE_URL, ...]` resolves as in the build.
+    """
+    with config.open(encoding="utf-8") as stream:
+        site_url = yaml_load(stream).get("site_url") or "/"
+    path = urlsplit(site_url).path or "/"
     return path if path.endswith("/") else path + "/"
 
 
