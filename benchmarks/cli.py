@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from benchmarks.measure import relative_half_width
-from benchmarks.scenarios import NAMES, PENDING, SCENARIOS
+from benchmarks.scenarios import SCENARIOS, runnable
 from benchmarks.schema import RESULTS_DIR, ResultsError, write_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,21 +52,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def chosen_scenarios(parser: argparse.ArgumentParser, requested: list[str] | None) -> list[str]:
     if not requested:
-        return list(SCENARIOS)
+        return runnable()
     for name in requested:
-        if name in PENDING:
-            parser.error(f"scenario {name!r} cannot run yet: it needs {PENDING[name]}")
         if name not in SCENARIOS:
             parser.error(f"unknown scenario {name!r}; choose from: {', '.join(SCENARIOS)}")
+        missing = SCENARIOS[name].missing_requirements()
+        if missing:
+            parser.error(
+                f"scenario {name!r} cannot run in this checkout: needs {', '.join(missing)}"
+            )
     return list(dict.fromkeys(requested))
 
 
 def list_scenarios() -> None:
-    for name in NAMES:
-        if name in SCENARIOS:
-            print(f"{name:20} {SCENARIOS[name].title}")
-        else:
-            print(f"{name:20} (not runnable yet: needs {PENDING[name]})")
+    for name, scenario in SCENARIOS.items():
+        missing = scenario.missing_requirements()
+        note = f"  (cannot run here: needs {', '.join(missing)})" if missing else ""
+        print(f"{name:20} {scenario.title}{note}")
 
 
 def worker_env(device: str) -> dict[str, str]:

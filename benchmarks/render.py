@@ -96,7 +96,7 @@ def _speedup_cell(result: Mapping[str, Any], variant: str, which: str) -> str:
     return f"**{cell}**" if ratio["headline"] else cell
 
 
-def scenario_table(result: Mapping[str, Any]) -> str:
+def scenario_table(name: str, result: Mapping[str, Any]) -> str:
     header = (
         "| Variant | Traces | Retraces per 1000 calls | First call (ms) "
         "| Cold pass (ms per call) | Steady (ms per call, median and p5–p95) "
@@ -123,7 +123,52 @@ def scenario_table(result: Mapping[str, Any]) -> str:
             f"| {number(v['rss_growth_mb'])} |"
             + (f" {_optional_number(v['peak_gpu_mb'])} |" if on_gpu else "")
         )
-    return header + "\n".join(rows) + "\n\n" + provenance_line(result) + "\n"
+    table = header + "\n".join(rows) + "\n"
+    extra = EXTRA_RENDERERS.get(name, lambda _: "")
+    return table + extra(result) + "\n" + provenance_line(result) + "\n"
+
+
+def weight_cache_extra(result: Mapping[str, Any]) -> str:
+    memory = result["extra"]["memory"]
+    lines = [
+        "\nResident memory added by serving N models, each called once (MB), and the "
+        "traces it took:\n",
+        "| Models | One `tf.function` per model | Traces | One shared graph | Traces |",
+        "|--:|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {row['models']} | {number(row['dedicated_mb'])} | {row['dedicated_traces']} "
+        f"| {number(row['shared_mb'])} | {row['shared_traces']} |"
+        for row in memory
+    ]
+    wrong = result["extra"]["wrong_outputs"]
+    lines += [
+        "",
+        f"Wrong outputs when {wrong[0]['threads']} threads share one predictor (a result is "
+        "wrong when it differs from `model(x)` by more than 1e-6):\n",
+        "| Predictor | Wrong outputs | Calls |",
+        "|---|--:|--:|",
+    ]
+    lines += [f"| {w['label']} | {w['wrong']} | {w['calls']} |" for w in wrong]
+    return "\n".join(lines) + "\n"
+
+
+def explainer_extra(result: Mapping[str, Any]) -> str:
+    steady = _find_ratio(result, "watched", STEADY)
+    cold = _find_ratio(result, "watched", COLD)
+
+    def overhead(ratio: Mapping[str, float]) -> str:
+        # A speedup below 1 is a slowdown: 1/ratio - 1 is the extra time, as a percentage.
+        low, mid, high = (100 * (1 / ratio[k] - 1) for k in ("ci_high", "median", "ci_low"))
+        return f"{number(mid, 2)}% (95% CI {number(low, 2)}% to {number(high, 2)}%)"
+
+    return (
+        f"\nExtra time of the watched function: {overhead(steady)} on calls that reuse a "
+        f"trace, {overhead(cold)} on calls that retrace (the trace itself included).\n"
+    )
+
+
+EXTRA_RENDERERS = {"weight_cache": weight_cache_extra, "explainer_overhead": explainer_extra}
 
 
 def device_tables(name: str, results: Mapping[str, ResultsFile]) -> str:
@@ -132,7 +177,7 @@ def device_tables(name: str, results: Mapping[str, ResultsFile]) -> str:
     for device in ("cpu", "gpu"):
         if device in results and name in results[device].scenarios:
             result = results[device].scenarios[name]
-            parts.append(f"**{DEVICE_NAMES[device]}**\n\n{scenario_table(result)}")
+            parts.append(f"**{DEVICE_NAMES[device]}**\n\n{scenario_table(name, result)}")
     return "\n".join(parts)
 
 
@@ -202,7 +247,7 @@ def gpu_section(results: Mapping[str, ResultsFile]) -> str:
         )
     loaded = results["gpu"]
     parts = [
-        f"### {loaded.scenarios[name]['title']}\n\n{scenario_table(loaded.scenarios[name])}"
+        f"### {loaded.scenarios[name]['title']}\n\n{scenario_table(name, loaded.scenarios[name])}"
         for name in NAMES
         if name in loaded.scenarios
     ]

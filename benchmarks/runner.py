@@ -96,7 +96,7 @@ class VariantLog:
         if first:
             self.rss_growth_mb = (rss_bytes() - rss_before) / 2**20
             self.peak_gpu_mb = gpu.peak_mb()
-        steady = timed_pass(runner, setup.stream)
+        steady = timed_pass(runner, list(setup.stream) * setup.steady_repeats)
         self.traces_steady.append(runner.traces() - self.traces_cold[-1])
         self.first_call.append(cold[0])
         self.totals[COLD].append(sum(cold))
@@ -112,6 +112,7 @@ def variant_result(log: VariantLog, setup: Setup) -> dict[str, Any]:
     calls = len(setup.stream)
     samples = sum(setup.samples)
     cold_per_call = [ms(total) / calls for total in log.totals[COLD]]
+    steady_samples = samples * setup.steady_repeats
     return {
         "name": log.variant.name,
         "label": log.variant.label,
@@ -123,7 +124,7 @@ def variant_result(log: VariantLog, setup: Setup) -> dict[str, Any]:
         "cold_ms_per_call": summarize(cold_per_call),
         "steady_ms_per_call": summarize([ms(t) for t in log.steady_calls]),
         "cold_throughput_per_s": samples / float(np.median(log.totals[COLD])),
-        "steady_throughput_per_s": samples / float(np.median(log.totals[STEADY])),
+        "steady_throughput_per_s": steady_samples / float(np.median(log.totals[STEADY])),
         "rss_growth_mb": log.rss_growth_mb,
         "peak_gpu_mb": log.peak_gpu_mb,
     }

@@ -141,7 +141,24 @@ SCENARIO = {
     "ratios": [RATIO],
     "peak_rss_mb": positive,
     "seconds": positive,
-    "extra": None,  # scenario-specific, checked for non-finite numbers only
+    "extra": None,  # scenario-specific: EXTRA below, or null
+}
+# Measurements of a scenario beyond its variants, by scenario name; others have null.
+EXTRA = {
+    "weight_cache": {
+        "memory": [
+            {
+                "models": count,
+                "shared_mb": number,
+                "dedicated_mb": number,
+                "shared_traces": count,
+                "dedicated_traces": count,
+            }
+        ],
+        "wrong_outputs": [
+            {"variant": text, "label": text, "wrong": count, "calls": count, "threads": count}
+        ],
+    },
 }
 
 
@@ -181,17 +198,22 @@ def _non_finite(value: Any, where: str, errors: list[str]) -> None:
             _non_finite(inner, f"{where}[{index}]", errors)
 
 
-def _check_scenario(name: str, result: Any, device: str, errors: list[str]) -> None:
+def _check_scenario(name: str, result: Any, device: str) -> list[str]:
     where = f"scenarios.{name}"
     if name not in _known_names():
-        errors.append(f"{where}: unknown scenario (known: {', '.join(_known_names())})")
-        return
+        return [f"{where}: unknown scenario (known: {', '.join(_known_names())})"]
+    errors: list[str] = []
     _check(result, SCENARIO, where, errors)
     if errors:
-        return
+        return errors  # the checks below rely on the fields above
     provenance = result["provenance"]
     if provenance["device"] != device:
         errors.append(f"{where}.provenance.device: {provenance['device']!r} in a {device} file")
+    extra_spec = EXTRA.get(name)
+    if extra_spec is None and result["extra"] is not None:
+        errors.append(f"{where}.extra: expected null for this scenario")
+    if extra_spec is not None:
+        _check(result["extra"], extra_spec, f"{where}.extra", errors)
     gpu = provenance["gpu"]
     if gpu is not None:
         _check(gpu, {"name": text, "driver": text}, f"{where}.provenance.gpu", errors)
@@ -205,6 +227,7 @@ def _check_scenario(name: str, result: Any, device: str, errors: list[str]) -> N
             errors.append(f"{where}.ratios[{index}].variant: {ratio['variant']!r} not measured")
         if not ratio["ci_low"] <= ratio["median"] <= ratio["ci_high"]:
             errors.append(f"{where}.ratios[{index}]: median outside its interval")
+    return errors
 
 
 def validate(data: Any) -> list[str]:
@@ -225,7 +248,7 @@ def validate(data: Any) -> list[str]:
     if errors:
         return [error.replace("(top level).", "") for error in errors]
     for name, result in scenarios.items():
-        _check_scenario(name, result, data["device"], errors)
+        errors += _check_scenario(name, result, data["device"])
     return errors
 
 

@@ -47,3 +47,18 @@ def test_build_fails_on_marker_for_unknown_scenario_naming_page(project):
     errors = failed_build(project)
     assert "index.md: marker '<!-- benchmark:plot warp_drive -->'" in errors
     assert "unknown scenario 'warp_drive'" in errors
+
+
+def test_rerun_setting_must_name_a_profile(monkeypatch):
+    import importlib.util
+
+    from mkdocs.exceptions import PluginError
+
+    spec = importlib.util.spec_from_file_location(
+        "benchmark_figures_hook", ROOT / "docs" / "hooks" / "benchmark_figures.py"
+    )
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    monkeypatch.setenv("BENCHMARKS_RERUN", "yes")
+    with pytest.raises(PluginError, match="BENCHMARKS_RERUN='yes': expected one of quick, full"):
+        hook.on_config(config=None)

@@ -52,7 +52,7 @@ def test_number_keeps_three_significant_figures():
 
 def test_table_has_a_row_per_variant_ratios_with_intervals_and_provenance(results):
     result = results["cpu"].scenarios["loop_count"]
-    table = scenario_table(result)
+    table = scenario_table("loop_count", result)
     rows = [line for line in table.splitlines() if line.startswith("| ")]
     assert len(rows) == 1 + len(result["variants"])  # header + variants
     assert "1× (baseline)" in rows[1]
@@ -87,7 +87,10 @@ def test_markers_are_replaced_by_tables_and_images(results, plots):
     ("marker", "expected"),
     [
         ("<!-- benchmark:table warp_drive -->", "unknown scenario 'warp_drive'"),
-        ("<!-- benchmark:plot weight_cache -->", "no results for scenario 'weight_cache'"),
+        (
+            "<!-- benchmark:plot explainer_overhead -->",
+            "no results for scenario 'explainer_overhead'",
+        ),
         ("<!-- benchmark:chart loop_count -->", "unknown benchmark marker"),
         ("<!-- benchmark:table -->", "unknown benchmark marker"),
         ("see <!-- benchmark:table loop_count -->", "malformed benchmark marker"),
@@ -125,3 +128,13 @@ def test_runs_table_flags_the_quick_profile(results):
     assert "Some figures come from the quick profile" in table
     for name in results["cpu"].scenarios:
         assert f"| `{name}` | CPU | quick |" in table
+
+
+def test_weight_cache_table_shows_memory_by_model_count_and_wrong_outputs(results):
+    table = scenario_table("weight_cache", results["cpu"].scenarios["weight_cache"])
+    assert "| Models | One `tf.function` per model | Traces | One shared graph | Traces |" in table
+    for count in (1, 10, 100):
+        assert re.search(rf"^\| {count} \| [0-9.,]+ \| {count} \| [0-9.,]+ \| 1 \|$", table, re.M)
+    assert re.search(
+        r"^\| weight-swapping cache \(the post's design\) \| \d+ \| 200 \|$", table, re.M
+    )

@@ -122,3 +122,11 @@ def test_write_merges_scenarios_and_refuses_invalid_results(tmp_path, document):
         write_results(out, "cpu", {"loop_count": broken})
     assert out.read_bytes() == before  # nothing half-written
     assert [p.name for p in tmp_path.iterdir()] == ["cpu.json"]
+
+
+def test_scenario_extras_are_checked(document):
+    del document["scenarios"]["weight_cache"]["extra"]["memory"][2]["shared_mb"]
+    document["scenarios"]["loop_count"]["extra"] = {"anything": 1}
+    errors = validate(document)
+    assert "scenarios.weight_cache.extra.memory[2].shared_mb: missing field" in errors
+    assert "scenarios.loop_count.extra: expected null for this scenario" in errors

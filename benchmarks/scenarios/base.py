@@ -6,10 +6,12 @@ can list scenarios and check arguments without paying for the TensorFlow import.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
+
+ROOT = Path(__file__).resolve().parents[2]
 
 COLD = "cold"  # a fresh function or model runs the stream once: traces included
 STEADY = "steady"  # the same function runs the stream again: nothing left to trace
@@ -66,6 +68,7 @@ class Setup:
     stream: Sequence[Any]  # the inputs, in call order, identical for every variant
     samples: Sequence[int]  # samples (rows) in each input, for throughput
     repetitions: int
+    steady_repeats: int = 1  # the steady pass runs the stream this many times
     parameters: dict[str, Any] = field(default_factory=dict)  # shown in the method section
     # Measurements that do not fit the cold/steady stream pattern (memory by model count).
     extra: Callable[[], dict[str, Any]] | None = None
@@ -80,7 +83,7 @@ class Scenario:
     headline: str  # variant whose ratio against the baseline is the headline figure
     headline_pass: str  # COLD or STEADY
     build: Callable[[bool], Setup]  # argument: quick profile
-    requires: tuple[str, ...] = ()  # importable modules the scenario needs
+    requires: tuple[str, ...] = ()  # project files the scenario measures
 
     def missing_requirements(self) -> list[str]:
-        return [name for name in self.requires if importlib.util.find_spec(name) is None]
+        return [path for path in self.requires if not (ROOT / path).is_file()]

@@ -24,7 +24,7 @@ def predict_traces(model) -> int:
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 5 if quick else 30
+    calls = 5 if quick else 40
     x = batch(BATCH, rng())
     x_tensor = tf.constant(x)
 
