@@ -241,9 +241,9 @@ def gpu_section(results: Mapping[str, ResultsFile]) -> str:
         return (
             '!!! note "No GPU run has been recorded yet"\n'
             "    Nothing on this site is a GPU measurement, and no GPU figure is estimated.\n"
-            "    To record one, on a machine where TensorFlow sees a GPU run\n"
-            "    `python -m benchmarks run --device gpu`, which writes\n"
-            "    `benchmarks/results/gpu.json`; commit that file and the site shows it here.\n"
+            "    To record one, run `python -m benchmarks run --device gpu` on a machine where\n"
+            "    TensorFlow sees a GPU (the scheduled GPU workflow does this) and commit the\n"
+            "    results file it writes into `benchmarks/results/`: the site shows it here.\n"
         )
     loaded = results["gpu"]
     parts = [
