@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from mkdocs.exceptions import PluginError
 
 from tests.harness.codeblocks import ROOT
 from tests.harness.processes import build_site
@@ -40,25 +43,31 @@ def test_build_fails_on_nan_naming_file_and_field(project):
     assert f"{path}: scenarios.{name}.variants[0].first_call_ms: expected a finite number" in errors
 
 
-@pytest.mark.slow
-def test_build_fails_on_marker_for_unknown_scenario_naming_page(project):
-    page = project / "docs" / "index.md"
-    page.write_text(page.read_text("utf-8") + "\n<!-- benchmark:plot warp_drive -->\n", "utf-8")
-    errors = failed_build(project)
-    assert "index.md: marker '<!-- benchmark:plot warp_drive -->'" in errors
-    assert "unknown scenario 'warp_drive'" in errors
-
-
-def test_rerun_setting_must_name_a_profile(monkeypatch):
-    import importlib.util
-
-    from mkdocs.exceptions import PluginError
-
+@pytest.fixture
+def hook():
+    """The MkDocs hook module, loaded from its file as MkDocs loads it."""
     spec = importlib.util.spec_from_file_location(
         "benchmark_figures_hook", ROOT / "docs" / "hooks" / "benchmark_figures.py"
     )
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_marker_for_unknown_scenario_fails_naming_page_and_marker(hook, monkeypatch):
+    # Markers are replaced while MkDocs reads the pages, before it writes any of them.
+    monkeypatch.delenv("BENCHMARKS_RERUN", raising=False)
+    hook.on_config(config=None)
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="guide/page.md"))
+    text = "# Page\n\n<!-- benchmark:plot warp_drive -->\n"
+    with pytest.raises(PluginError) as caught:
+        hook.on_page_markdown(text, page=page)
+    message = str(caught.value)
+    assert message.startswith("guide/page.md: marker '<!-- benchmark:plot warp_drive -->'")
+    assert "unknown scenario 'warp_drive'" in message
+
+
+def test_rerun_setting_must_name_a_profile(hook, monkeypatch):
     monkeypatch.setenv("BENCHMARKS_RERUN", "yes")
     with pytest.raises(PluginError, match="BENCHMARKS_RERUN='yes': expected one of quick, full"):
         hook.on_config(config=None)
