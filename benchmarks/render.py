@@ -99,9 +99,9 @@ def _speedup_cell(result: Mapping[str, Any], variant: str, which: str) -> str:
 def scenario_table(name: str, result: Mapping[str, Any]) -> str:
     header = (
         "| Variant | Traces | Retraces per 1000 calls | First call (ms) "
-        "| Cold pass (ms per call) | Steady (ms per call, median and p5–p95) "
-        "| Steady throughput (samples/s) | Speedup, cold pass | Speedup, steady "
-        "| Memory growth, first pass (MB) |"
+        "| Cold pass (ms/call) | Steady (ms/call): median (p5–p95) "
+        "| Steady throughput (rows/s) | Speedup, cold pass | Speedup, steady "
+        "| Memory growth (MB) |"
     )
     on_gpu = result["provenance"]["device"] == "gpu"
     header += " Peak GPU memory (MB) |" if on_gpu else ""
