@@ -39,6 +39,8 @@ class MarkerError(Exception):
 
 def number(value: float, digits: int = 3) -> str:
     """A value with ``digits`` significant figures, without scientific notation."""
+    if isinstance(value, int):
+        return f"{value:,}"
     if value == 0:
         return "0"
     magnitude = abs(value)

@@ -71,3 +71,17 @@ def test_rerun_setting_must_name_a_profile(hook, monkeypatch):
     monkeypatch.setenv("BENCHMARKS_RERUN", "yes")
     with pytest.raises(PluginError, match="BENCHMARKS_RERUN='yes': expected one of quick, full"):
         hook.on_config(config=None)
+
+
+@pytest.mark.slow
+def test_built_site_has_every_plot_and_no_marker_left(built_site):
+    from benchmarks.schema import load_results
+
+    results = load_results(ROOT / "benchmarks" / "results")
+    for device, loaded in results.items():
+        for name in loaded.scenarios:
+            svg = built_site / "assets" / "benchmarks" / f"{device}-{name}.svg"
+            assert svg.read_text("utf-8").lstrip().startswith("<?xml"), svg
+    page = (built_site / "benchmarks" / "index.html").read_text("utf-8")
+    assert "benchmark:" not in page  # every marker was replaced
+    assert page.count('src="../assets/benchmarks/cpu-') == len(results["cpu"].scenarios)
