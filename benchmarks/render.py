@@ -7,6 +7,7 @@ figure with a marker alone on its line, e.g. ``<!-- benchmark:table loop_count -
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -43,13 +44,7 @@ def number(value: float, digits: int = 3) -> str:
         return f"{value:,}"
     if value == 0:
         return "0"
-    magnitude = abs(value)
-    decimals = max(digits - len(str(int(magnitude))) if magnitude >= 1 else digits, 0)
-    if magnitude < 1:
-        leading_zeros = len(f"{magnitude:.12f}".split(".")[1]) - len(
-            f"{magnitude:.12f}".split(".")[1].lstrip("0")
-        )
-        decimals = leading_zeros + digits
+    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
     return f"{value:,.{decimals}f}"
 
 
