@@ -74,7 +74,7 @@ def provenance_line(result: Mapping[str, Any]) -> str:
         f"{DEVICE_NAMES[p['device']]}: {machine}; TensorFlow {p['tensorflow']}, "
         f"Keras {p['keras']}, Python {p['python']}; **{p['profile']} profile**, "
         f"{result['repetitions']} interleaved repetitions of {result['calls_per_pass']} calls; "
-        f"{p['date']}, commit `{p['git_commit']}`."
+        f"{p['date']}, commit `{p['git_commit']}`, `{p['command']}`."
     )
 
 
