@@ -196,7 +196,7 @@ def _trace(model: keras.Model) -> _Architecture:
         lambda t: tf.TensorSpec([None, *t.shape[1:]], t.dtype), _symbolic_inputs(model)
     )
 
-    def run(trainable, non_trainable, x):
+    def run(trainable, non_trainable, x):  # pragma: no cover - runs as AutoGraph's copy
         outputs, _ = clone.stateless_call(trainable, non_trainable, x, training=False)
         return outputs
 
@@ -235,22 +235,27 @@ def _symbolic_inputs(model: keras.Model) -> Any:
 
 def _checked_input(x: Any, spec: Any, model: keras.Model) -> Any:
     """Convert x to tensors and refuse any that the architecture was not traced for."""
+    if isinstance(spec, tf.TensorSpec):  # one input: x may be a tensor, array or list
+        return _checked_tensor(spec, x, model)
     try:
         tf.nest.assert_same_structure(spec, x)
     except (TypeError, ValueError) as error:
         raise ValueError(
-            f"model {model.name!r} expects inputs structured as {spec}, got {x!r}"
+            f"model {model.name!r} expects inputs structured as {spec}; {error}"
         ) from error
     return tf.nest.map_structure(lambda s, v: _checked_tensor(s, v, model), spec, x)
 
 
 def _checked_tensor(spec: tf.TensorSpec, value: Any, model: keras.Model) -> tf.Tensor:
-    tensor = tf.convert_to_tensor(value)
+    expects = (
+        f"model {model.name!r} expects input of shape {spec.shape} and dtype {spec.dtype.name}"
+    )
+    try:
+        tensor = tf.convert_to_tensor(value)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{expects}, got {type(value).__name__}: {error}") from error
     if tensor.dtype != spec.dtype or not spec.shape.is_compatible_with(tensor.shape):
-        raise ValueError(
-            f"model {model.name!r} expects input of shape {spec.shape} and dtype "
-            f"{spec.dtype.name}, got shape {tensor.shape} and dtype {tensor.dtype.name}"
-        )
+        raise ValueError(f"{expects}, got shape {tensor.shape} and dtype {tensor.dtype.name}")
     return tensor
 
 
