@@ -17,6 +17,7 @@ Measuring it (the ``weight_cache`` benchmark scenario uses only this public API)
   them through one predictor with N dedicated ``tf.function``s, each called once.
 """
 
+# --8<-- [start:predictor]
 from __future__ import annotations
 
 import json
@@ -28,83 +29,6 @@ from typing import Any
 
 import keras
 import tensorflow as tf
-
-
-# --8<-- [start:key]
-def architecture_key(model: keras.Model) -> str:
-    """A canonical description of what the model computes, independent of its weights.
-
-    It is the model's class and config, with every layer name replaced by its position
-    (``dense_3`` in one instance is ``dense_7`` in the next), plus the shape and dtype of
-    every trainable and non-trainable weight, in order. Units, activations, dtype policies,
-    layer order and wiring are all in the config, so models that differ in any of them get
-    different keys. Custom layers must describe all their constructor arguments in
-    ``get_config`` for this to hold, as Keras already requires for saving them.
-    """
-    config = model.get_config()
-    names = _layer_names(config)
-    canonical = _rename(config, {name: f"layer_{i}" for i, name in enumerate(names)})
-    canonical.pop("name", None)
-    return json.dumps(
-        {
-            "class": f"{type(model).__module__}.{type(model).__qualname__}",
-            "config": canonical,
-            "trainable": _weight_specs(model.trainable_variables),
-            "non_trainable": _weight_specs(model.non_trainable_variables),
-        },
-        sort_keys=True,
-        default=repr,
-    )
-
-
-def _layer_names(config: Any) -> list[str]:
-    """Every layer name in a (possibly nested) model config, in order of appearance."""
-    names: list[str] = []
-    if isinstance(config, dict):
-        for layer in config.get("layers", []):
-            name = layer.get("config", {}).get("name")
-            if name is not None and name not in names:
-                names.append(name)
-        for value in config.values():
-            names.extend(n for n in _layer_names(value) if n not in names)
-    elif isinstance(config, list | tuple):
-        for value in config:
-            names.extend(n for n in _layer_names(value) if n not in names)
-    return names
-
-
-def _rename(config: Any, renames: dict[str, str]) -> Any:
-    """Replace layer names where a config holds them: ``name`` fields and graph links."""
-    if isinstance(config, dict):
-        renamed = {}
-        for key, value in config.items():
-            if key == "name" and isinstance(value, str):
-                renamed[key] = renames.get(value, value)
-            elif key == "keras_history":
-                renamed[key] = [renames.get(value[0], value[0]), *value[1:]]
-            elif key in ("input_layers", "output_layers"):
-                renamed[key] = _rename_strings(value, renames)
-            else:
-                renamed[key] = _rename(value, renames)
-        return renamed
-    if isinstance(config, list | tuple):  # Keras configs hold both
-        return [_rename(value, renames) for value in config]
-    return config
-
-
-def _rename_strings(value: Any, renames: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        return renames.get(value, value)
-    if isinstance(value, list | tuple):
-        return [_rename_strings(item, renames) for item in value]
-    return value
-
-
-def _weight_specs(variables: list) -> list[tuple[list[int], str]]:
-    return [(list(v.shape), str(v.dtype)) for v in variables]
-
-
-# --8<-- [end:key]
 
 
 @dataclass
@@ -125,7 +49,6 @@ class _Served:
     non_trainable: list
 
 
-# --8<-- [start:predictor]
 class SharedGraphPredictor:
     """Predict with many Keras models through one trace per architecture.
 
@@ -209,6 +132,83 @@ def _trace(model: keras.Model) -> _Architecture:
 
 
 # --8<-- [end:predictor]
+
+
+# --8<-- [start:key]
+def architecture_key(model: keras.Model) -> str:
+    """A canonical description of what the model computes, independent of its weights.
+
+    It is the model's class and config, with every layer name replaced by its position
+    (``dense_3`` in one instance is ``dense_7`` in the next), plus the shape and dtype of
+    every trainable and non-trainable weight, in order. Units, activations, dtype policies,
+    layer order and wiring are all in the config, so models that differ in any of them get
+    different keys. Custom layers must describe all their constructor arguments in
+    ``get_config`` for this to hold, as Keras already requires for saving them.
+    """
+    config = model.get_config()
+    names = _layer_names(config)
+    canonical = _rename(config, {name: f"layer_{i}" for i, name in enumerate(names)})
+    canonical.pop("name", None)
+    return json.dumps(
+        {
+            "class": f"{type(model).__module__}.{type(model).__qualname__}",
+            "config": canonical,
+            "trainable": _weight_specs(model.trainable_variables),
+            "non_trainable": _weight_specs(model.non_trainable_variables),
+        },
+        sort_keys=True,
+        default=repr,
+    )
+
+
+def _layer_names(config: Any) -> list[str]:
+    """Every layer name in a (possibly nested) model config, in order of appearance."""
+    names: list[str] = []
+    if isinstance(config, dict):
+        for layer in config.get("layers", []):
+            name = layer.get("config", {}).get("name")
+            if name is not None and name not in names:
+                names.append(name)
+        for value in config.values():
+            names.extend(n for n in _layer_names(value) if n not in names)
+    elif isinstance(config, list | tuple):
+        for value in config:
+            names.extend(n for n in _layer_names(value) if n not in names)
+    return names
+
+
+def _rename(config: Any, renames: dict[str, str]) -> Any:
+    """Replace layer names where a config holds them: ``name`` fields and graph links."""
+    if isinstance(config, dict):
+        renamed = {}
+        for key, value in config.items():
+            if key == "name" and isinstance(value, str):
+                renamed[key] = renames.get(value, value)
+            elif key == "keras_history":
+                renamed[key] = [renames.get(value[0], value[0]), *value[1:]]
+            elif key in ("input_layers", "output_layers"):
+                renamed[key] = _rename_strings(value, renames)
+            else:
+                renamed[key] = _rename(value, renames)
+        return renamed
+    if isinstance(config, list | tuple):  # Keras configs hold both
+        return [_rename(value, renames) for value in config]
+    return config
+
+
+def _rename_strings(value: Any, renames: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return renames.get(value, value)
+    if isinstance(value, list | tuple):
+        return [_rename_strings(item, renames) for item in value]
+    return value
+
+
+def _weight_specs(variables: list) -> list[tuple[list[int], str]]:
+    return [(list(v.shape), str(v.dtype)) for v in variables]
+
+
+# --8<-- [end:key]
 
 
 # --8<-- [start:checks]

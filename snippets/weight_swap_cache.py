@@ -13,6 +13,7 @@ Per-call latency is measured like ``SharedGraphPredictor.predict``; wrong output
 concurrency by comparing each threaded result with ``model(x, training=False)``.
 """
 
+# --8<-- [start:swap]
 from __future__ import annotations
 
 import threading
@@ -23,7 +24,6 @@ import numpy as np
 import tensorflow as tf
 
 
-# --8<-- [start:swap]
 class WeightSwapCache:
     """One reference model and one traced function per (kind, input shape, output shape)."""
 
