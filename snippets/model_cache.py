@@ -7,14 +7,22 @@ model's own variables to that function, which runs a structural clone of the arc
 through Keras 3 ``stateless_call``: no weight is copied, no model is mutated, so threads can
 call it at once without a lock around the computation.
 
-Measuring it (the ``weight_cache`` benchmark scenario uses only this public API):
+How the ``weight_cache`` benchmark scenario measures it, with public names only:
 
-- traces: ``predictor.tracing_count`` after serving N models of one architecture is 1;
-- per-call latency: time ``predictor.predict(model, x)`` round-robin over N models that
-  have each been served once already (steady state), against a dedicated
-  ``tf.function(lambda x: model(x, training=False))`` per model called once beforehand;
-- memory: build N models, then compare the process's resident memory after serving all of
-  them through one predictor with N dedicated ``tf.function``s, each called once.
+- traces: ``SharedGraphPredictor.tracing_count`` after serving N models of one
+  architecture (1), against the sum of ``experimental_get_tracing_count()`` over N
+  dedicated ``tf.function(lambda x, m=m: m(x, training=False))`` (N) and
+  ``WeightSwapCache.tracing_count`` (1);
+- steady-state latency per call: serve every model once with each variant first, then time
+  ``predictor.predict(model, x)``, ``dedicated[i](x)`` and ``swap.predict(model, x)``
+  round-robin over the same N models and the same ``x``, the three variants interleaved
+  repetition by repetition; report medians with their spread and the ratios against the
+  dedicated functions;
+- memory for N = 1, 10, 100: in a fresh process per (variant, N), build the N models,
+  read the resident set size, serve every model once, collect garbage and read it again;
+- wrong outputs under concurrency: ``count_wrong_outputs`` from
+  ``snippets/weight_swap_cache.py`` with the same models, ``x``, threads and calls for
+  both caches.
 """
 
 # --8<-- [start:predictor]
@@ -53,7 +61,8 @@ class SharedGraphPredictor:
     """Predict with many Keras models through one trace per architecture.
 
     Thread-safe: the lock guards only the bookkeeping (finding or tracing an
-    architecture), never the computation. Models are remembered through weak references
+    architecture), never the computation; while a new architecture is being traced, other
+    calls wait for that one trace. Models are remembered through weak references
     only, and at most ``max_architectures`` architectures are kept, least recently used
     dropped first.
     """
@@ -84,6 +93,8 @@ class SharedGraphPredictor:
 
     def _serve(self, model: Any) -> _Served:
         _check_model(model)
+        # A Keras variable's ``value`` is its backing tf.Variable: the graph receives it by
+        # handle and reads it on every call, so later weight updates are seen.
         served = _Served(
             key=architecture_key(model),
             trainable=[v.value for v in model.trainable_variables],

@@ -9,8 +9,8 @@ Its behaviour follows the article: the reference model is keyed on the model's k
 input and output shapes only, the traced function has an ``input_signature`` with a
 ``None`` batch dimension and ``reduce_retracing=True``, the served model's weights are set
 before the ``try`` and the reference's previous weights are restored in ``finally``.
-Per-call latency is measured like ``SharedGraphPredictor.predict``; wrong outputs under
-concurrency by comparing each threaded result with ``model(x, training=False)``.
+Its latency, memory and wrong outputs are measured beside ``SharedGraphPredictor`` as
+``snippets/model_cache.py`` describes; ``count_wrong_outputs`` below does the counting.
 """
 
 # --8<-- [start:swap]
