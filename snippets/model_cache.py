@@ -121,6 +121,8 @@ class SharedGraphPredictor:
 def _trace(model: keras.Model) -> _Architecture:
     """Trace one concrete function for the model's architecture, on a clone of it."""
     clone = keras.models.clone_model(model)
+    # A cloned Sequential takes the global dtype policy, not the model's: copy it over.
+    clone.dtype_policy = model.dtype_policy
     if architecture_key(clone) != architecture_key(model):
         raise TypeError(
             f"model {model.name!r} cannot be rebuilt from its config: its clone has a "

@@ -114,6 +114,43 @@ def test_nested_models_share_a_trace_across_instances():
     assert predictor.tracing_count == 1
 
 
+def with_dropout():
+    return keras.Sequential(
+        [
+            keras.Input((FEATURES,)),
+            keras.layers.Dense(16, activation="relu"),
+            keras.layers.Dropout(0.5),  # its seed state is a non-trainable variable
+            keras.layers.Dense(3),
+        ]
+    )
+
+
+def with_frozen_first_layer():
+    model = sequential()
+    model.layers[0].trainable = False
+    return model
+
+
+def mixed_precision():
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        return sequential()
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+@pytest.mark.parametrize("build", [with_dropout, with_frozen_first_layer, mixed_precision])
+def test_dropout_frozen_and_mixed_precision_models_match(build):
+    predictor = SharedGraphPredictor()
+    x = tf.random.normal((5, FEATURES))
+    for seed in range(2):
+        model = randomise(build(), seed)
+        got = predictor.predict(model, x)
+        assert got.dtype == model(x, training=False).dtype
+        assert_same(got, expected(model, x))
+    assert predictor.tracing_count == 1
+
+
 def test_architecture_key_ignores_names_and_weights_but_not_units_or_activation():
     base = architecture_key(sequential())
     assert architecture_key(randomise(sequential(), 1)) == base
