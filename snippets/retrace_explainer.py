@@ -591,7 +591,7 @@ def _leaf_change(path, old, new, generalised, earlier, later) -> _Change:
         if old.dtype != new.dtype:
             return _dtype_change(path, old, new)
         return _shape_change(path, old, new, generalised)
-    if type(old) is not type(new):
+    if type(old) is not type(new) or isinstance(new, tf.TypeSpec):
         return _Change(
             path,
             "structure",
@@ -638,32 +638,23 @@ def _shape_change(path, old, new, generalised) -> _Change:
     if old.shape.rank != new.shape.rank:
         what = f"rank changed from {old.shape.rank} to {new.shape.rank}"
         fix = "Keep the rank fixed (reshape or add the missing axis before the call)."
-        advice = _shape_sentence(path, before, after, what, fix)
-        return _Change(path, "shape", before, after, advice)
-    dims = [
-        f"dimension {i}: {a} -> {b}"
-        for i, (a, b) in enumerate(zip(old.shape.as_list(), new.shape.as_list(), strict=True))
-        if a != b
-    ]
-    relaxed = [None if a != b else a for a, b in zip(old.shape, new.shape, strict=True)]
-    spec = f"tf.TensorSpec(shape={relaxed}, dtype=tf.{new.dtype.name})"
+    else:
+        old_dims, new_dims = old.shape.as_list(), new.shape.as_list()
+        changed = [i for i, (a, b) in enumerate(zip(old_dims, new_dims, strict=True)) if a != b]
+        what = ", ".join(f"dimension {i}: {old_dims[i]} -> {new_dims[i]}" for i in changed)
+        relaxed = [None if i in changed else size for i, size in enumerate(new_dims)]
+        fix = (
+            f"If that size varies by design, declare it None: give `{path}` the spec "
+            f"tf.TensorSpec(shape={relaxed}, dtype=tf.{new.dtype.name}) in input_signature, "
+            "or use reduce_retracing=True; otherwise pad or bucket inputs to a few sizes."
+        )
     if generalised.shape != new.shape:
         fix = (
             f"reduce_retracing made this trace general ({_shape(generalised.shape)}), so "
             "later calls that differ only there reuse it."
         )
-    else:
-        fix = (
-            f"If that size varies by design, declare it None: give `{path}` the spec {spec} "
-            "in input_signature, or use reduce_retracing=True; otherwise pad or bucket "
-            "inputs to a few sizes."
-        )
-    return _Change(path, "shape", before, after, _shape_sentence(path, before, after, dims, fix))
-
-
-def _shape_sentence(path, before, after, what, fix) -> str:
-    what = ", ".join(what) if isinstance(what, list) else what
-    return f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
+    advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
+    return _Change(path, "shape", before, after, advice)
 
 
 # --8<-- [end:shape-advice]
@@ -754,21 +745,27 @@ def _context_change(old, new) -> _Change:
             "function that creates variables; create them outside the function to avoid it."
         )
         return _Change(None, "context", before, after, advice)
-    before, after = _context_text(old.context), _context_text(new.context)
+    before, after = _context_texts(old.context, new.context)
     advice = (
-        f"the same arguments, called {after} instead of {before}. Each calling context "
-        "(eager, inside another tf.function or graph, a device scope) has its own traces; "
-        "call the function from one place."
+        f"the same arguments, but called {after} instead of {before}. Each calling context "
+        "has its own traces; call the function from one context."
     )
     return _Change(None, "context", before, after, advice)
 
 
-def _context_text(context) -> str:
-    graph = context.parent_graph
-    where = "eagerly" if graph is None else f"inside the graph {graph.name!r}"
-    if context.device_functions:
-        where += f" under device {context.device_functions}"
-    return where
+def _context_texts(old, new) -> tuple[str, str]:
+    """Describe the parts of two TensorFlow calling contexts that differ."""
+    if old.parent_graph is not new.parent_graph:
+        return _graph_text(old.parent_graph), _graph_text(new.parent_graph)
+    fields = [name for name in old._fields if getattr(old, name) != getattr(new, name)]
+    return tuple(
+        ", ".join(f"{name}={getattr(context, name)!r}" for name in fields) for context in (old, new)
+    )
+
+
+def _graph_text(graph) -> str:
+    # Inside a tf.function TensorFlow lifts the context to the eager one: same traces.
+    return "eagerly (or from a tf.function)" if graph is None else "in a tf.Graph (graph mode)"
 
 
 # Names --------------------------------------------------------------------------
@@ -798,5 +795,5 @@ def _code(function: polymorphic_function.Function):
     return function._key_for_call_stats
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # pragma: no cover - run by the page's whole-program example
     sys.exit(main(sys.argv[1:]))
