@@ -589,6 +589,11 @@ def test_watching_twice_returns_the_same_function():
     watched = explain_retracing(tf.function(lambda x: x))
     assert explain_retracing(watched) is watched
     assert isinstance(watched, tf.types.experimental.PolymorphicFunction)
+    concrete = watched.get_concrete_function(tf.TensorSpec([2], tf.float32))
+    assert concrete(tf.ones(2)).numpy().tolist() == [1.0, 1.0]
+    watched.get_concrete_function(tf.TensorSpec([3], tf.float32))
+    assert watched.experimental_get_tracing_count() == 2
+    assert only_reason(watched).kind == "shape"
 
 
 # The budget ---------------------------------------------------------------------
