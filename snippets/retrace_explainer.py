@@ -184,6 +184,8 @@ class _Watch:
             changes = _changes(earlier, trace)
             if closest is None or len(changes) < len(closest):
                 closest = changes
+            if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
+                break
         first, *others = closest
         message = f"`{self.name}` traced again (trace {number}): {first.advice}"
         if others:
