@@ -22,14 +22,18 @@ a trace runs exactly TensorFlow's own code. At a trace the hook reads the call's
 type from TensorFlow's tracing frame, and the reason is recorded only when TensorFlow adds
 the new trace to its cache, so a trace that fails leaves nothing behind.
 
-Timing the overhead (benchmark scenario ``explainer_overhead``)::
+Timing the overhead (benchmark scenario ``explainer_overhead``): compare, side by side,
+the same body as a plain tf.function and as a watched one::
 
-    plain = tf.function(body)                     # unwatched
-    watched = explain_retracing(tf.function(body))  # same options, watched
-    # steady state: warm both with the same input, then time calls of each
-    # (interleaved) with that input: neither traces.
-    # at a retrace: time calls that trace (for example a new shape each call) on both;
-    # the difference per call is the explainer's extra work at a retrace.
+    plain = tf.function(body)
+    watched = explain_retracing(tf.function(body))   # same options, watched
+
+- Calls that do not retrace: call each once with an input, then time calls of each with
+  inputs of that same shape and dtype (interleave the two); neither traces again.
+- Calls that retrace: time calls that each trace (a new shape every call) on both; the
+  watched minus the plain time per call is the explainer's extra work at a retrace.
+  That includes the one warning per retrace on the ``retrace`` logger; to time only the
+  bookkeeping, give that logger a ``logging.NullHandler()`` and ``propagate = False``.
 """
 
 from __future__ import annotations
