@@ -42,6 +42,7 @@ import contextlib
 import dataclasses
 import inspect
 import logging
+import os
 import runpy
 import sys
 import weakref
@@ -458,7 +459,10 @@ def main(argv: list[str]) -> int:
     except OSError as error:
         print(f"retrace_explainer: cannot run {script!r}: {error.strerror}", file=sys.stderr)
         return 2
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    # As `python script.py` would: its own argv, and its folder first on the path.
     sys.argv = list(argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     status = 0
     with watch_every_tf_function() as watches:
         try:
@@ -466,6 +470,7 @@ def main(argv: list[str]) -> int:
         except SystemExit as exit_:
             status = exit_.code if isinstance(exit_.code, int) else 1
         finally:
+            sys.argv, sys.path[:] = saved_argv, saved_path
             print(f"\n== retracing report for {script} ==")
             print(report(watches) if watches else "no tf.function was created")
     return status
@@ -801,5 +806,5 @@ def _code(function: polymorphic_function.Function):
     return function._key_for_call_stats
 
 
-if __name__ == "__main__":  # pragma: no cover - run by the page's whole-program example
+if __name__ == "__main__":  # pragma: no cover - entry point; main() is tested
     sys.exit(main(sys.argv[1:]))

@@ -6,6 +6,7 @@ import collections
 import functools
 import gc
 import logging
+import sys
 import textwrap
 
 import attr
@@ -703,6 +704,7 @@ def test_decorator_with_options():
 
 
 SCRIPT = """
+import os
 import sys
 import tensorflow as tf
 
@@ -723,6 +725,7 @@ steady(tf.zeros(1))
 for _ in range(3):
     tf.function(lambda x: x + 1)(tf.constant(1))
 print("script args:", sys.argv[1:])
+print("script folder first:", sys.path[0] == os.path.dirname(os.path.abspath(__file__)))
 sys.exit(int(sys.argv[1]))
 """
 
@@ -730,9 +733,12 @@ sys.exit(int(sys.argv[1]))
 def test_main_runs_a_script_and_reports(tmp_path, capsys):
     script = tmp_path / "serve.py"
     script.write_text(textwrap.dedent(SCRIPT))
+    argv, path = list(sys.argv), list(sys.path)
     assert rx.main([str(script), "3"]) == 3
+    assert (sys.argv, sys.path) == (argv, path)  # restored after the script
     out = capsys.readouterr().out
     assert "script args: ['3']" in out
+    assert "script folder first: True" in out
     assert f"== retracing report for {script} ==" in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("function"))
