@@ -2,6 +2,8 @@
 .DEFAULT_GOAL := help
 PY := .venv/bin/python
 SITE_DIR ?= site
+# Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: help env serve build test lint bench clean
 
@@ -13,7 +15,7 @@ env:  ## create or update .venv from uv.lock (installs uv into .tools/ if needed
 
 serve: env  ## build the site strictly and serve it on http://127.0.0.1:8000
 	@echo ">> serving on http://127.0.0.1:8000 (Ctrl-C to stop)"
-	$(PY) -m mkdocs serve --strict --dev-addr 127.0.0.1:8000
+	SITE_URL=http://127.0.0.1:8000/ $(PY) -m mkdocs serve --strict --dev-addr 127.0.0.1:8000
 
 build: env  ## build the static site into ./site with --strict
 	$(PY) -m mkdocs build --strict --site-dir $(SITE_DIR)

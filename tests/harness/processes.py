@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,7 @@ def build_site(config: Path, site_dir: Path) -> subprocess.CompletedProcess:
             str(site_dir),
         ],
         cwd=config.parent,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
         capture_output=True,
         text=True,
         timeout=900,

@@ -1,0 +1,248 @@
+"""The built site in a real browser: every page loads cleanly, offline and accessibly.
+
+Chromium is the system's (Debian's `chromium`), driven by Playwright; `.ci/run` installs
+it when it is missing. The site is the one the `built_site` fixture built with --strict.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.harness.codeblocks import ROOT
+
+BLOCKING_IMPACTS = {"serious", "critical"}
+
+
+def chromium_path() -> str:
+    path = (
+        os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    )
+    if not path:
+        pytest.fail(
+            "Chromium not found: install Debian's `chromium` (.ci/run does) or set CHROMIUM"
+        )
+    return path
+
+
+def site_pages(site: Path) -> list[str]:
+    """URL paths of every HTML page of the site except the 404 page."""
+    pages = []
+    for html in sorted(site.rglob("index.html")):
+        relative = html.parent.relative_to(site).as_posix()
+        pages.append("/" if relative == "." else f"/{relative}/")
+    return pages
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site) -> Iterator[str]:
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium_path(),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+class PageVisit:
+    """A browser tab that records every request and console error while it is open."""
+
+    def __init__(self, browser: Browser, site_url: str, color_scheme: str = "light"):
+        self.context = browser.new_context(
+            permissions=["clipboard-read", "clipboard-write"], color_scheme=color_scheme
+        )
+        self.page: Page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda request: self.requests.append(request.url))
+        self.page.on("console", self._on_console)
+        self.page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
+        self.site_url = site_url
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.errors.append(f"console: {message.text}")
+
+    def open(self, path: str):
+        response = self.page.goto(urljoin(self.site_url, path), wait_until="networkidle")
+        assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
+        return response
+
+    def outside_requests(self) -> list[str]:
+        return [
+            url
+            for url in self.requests
+            if urlparse(url).scheme not in {"data", "blob"}
+            and urlparse(url).hostname != "127.0.0.1"
+        ]
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser, site_url) -> Iterator[PageVisit]:
+    tab = PageVisit(browser, site_url)
+    yield tab
+    tab.close()
+
+
+def pages_of_built_site() -> list[str]:
+    # Parametrised from the pages the docs define, so that the ids are stable; the test
+    # below checks that this matches what was built.
+    paths = []
+    for source in sorted((ROOT / "docs").rglob("*")):
+        if source.suffix not in {".md", ".ipynb"} or "hooks" in source.parts:
+            continue
+        relative = source.relative_to(ROOT / "docs").with_suffix("")
+        if relative.name == "index":
+            relative = relative.parent
+        paths.append("/" if str(relative) == "." else f"/{relative.as_posix()}/")
+    return paths
+
+
+PAGES = pages_of_built_site()
+
+
+def test_every_built_page_is_checked(built_site):
+    assert sorted(site_pages(built_site)) == sorted(PAGES)
+
+
+def blocking_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in Axe().run(page).response["violations"]
+        if v["impact"] in BLOCKING_IMPACTS
+    ]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_loads_offline_without_errors_and_accessibly(path, visit):
+    visit.open(path)
+    heading = visit.page.locator("article h1").first
+    assert heading.is_visible() and heading.inner_text().strip(), f"{path}: no visible title"
+    assert visit.page.title().endswith("TensorFlow Retracing Guide"), visit.page.title()
+    violations = blocking_violations(visit.page)
+    assert not violations, f"{path}: accessibility violations:\n" + "\n".join(violations)
+    assert not visit.outside_requests(), f"{path}: requests left 127.0.0.1"
+    assert not visit.errors, f"{path}: " + "\n".join(visit.errors)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_is_accessible_in_the_dark_scheme(path, browser, site_url):
+    tab = PageVisit(browser, site_url, color_scheme="dark")
+    try:
+        tab.open(path)
+        assert tab.page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+        violations = blocking_violations(tab.page)
+        assert not violations, f"{path} (dark): accessibility violations:\n" + "\n".join(violations)
+    finally:
+        tab.close()
+
+
+def test_navigation_reaches_every_page(visit):
+    seen, queue = set(), ["/"]
+    while queue:
+        path = queue.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        visit.open(path)
+        for href in visit.page.eval_on_selector_all(
+            "nav.md-nav a.md-nav__link[href], nav.md-tabs a[href]", "els => els.map(e => e.href)"
+        ):
+            url = urlparse(urldefrag(href).url)
+            if url.hostname == "127.0.0.1":
+                queue.append(url.path)
+    assert seen >= set(PAGES), f"not reachable from the navigation: {set(PAGES) - seen}"
+
+
+def test_search_finds_input_signature_and_lands_on_the_section(visit):
+    visit.open("/")
+    visit.page.locator("input.md-search__input").click()
+    visit.page.locator("input.md-search__input").press_sequentially("input_signature")
+    visit.page.locator("li.md-search-result__item a").first.wait_for(timeout=15_000)
+    # Results are grouped by page; the entries inside a group point at sections.
+    sections = visit.page.locator("li.md-search-result__item a[href*='#']:visible")
+    assert sections.count() > 0, "no search result points at a section"
+    href = sections.first.get_attribute("href")
+    sections.first.click()
+    visit.page.wait_for_load_state("networkidle")
+    fragment = urlparse(visit.page.url).fragment
+    assert fragment, f"search result {href} does not point at a section"
+    target = visit.page.locator(f"[id='{fragment}']")
+    assert target.count() == 1, f"{href}: no element with id {fragment!r}"
+    assert target.is_visible()
+    assert target.evaluate(SECTION_TEXT).count("input_signature"), f"{href}: wrong section"
+
+
+# The text of the section a heading opens: what follows it up to the next heading.
+SECTION_TEXT = """heading => {
+  let text = heading.textContent, node = heading;
+  for (let depth = 0; depth < 3 && node; depth++, node = node.parentElement) {
+    for (let next = node.nextElementSibling; next; next = next.nextElementSibling) {
+      if (/^H[1-6]$/.test(next.tagName) || next.querySelector("h1, h2, h3")) return text;
+      text += next.textContent;
+    }
+  }
+  return text;
+}"""
+
+
+def test_copy_button_copies_the_code(visit):
+    visit.open("/guide/how-tracing-works/")
+    block = visit.page.locator("div.language-python.highlight").first
+    code = block.locator("code").evaluate("element => element.textContent")
+    block.hover()
+    block.locator("button[data-md-type='copy']").click()
+    copied = visit.page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == code.strip()
+    assert "import tensorflow as tf" in copied
+
+
+def test_dark_mode_toggle_switches_the_scheme(visit):
+    visit.open("/")
+
+    def scheme() -> str:
+        return visit.page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+    seen = {scheme()}
+    for _ in range(3):  # auto -> light -> dark (or the order the palette defines)
+        visit.page.locator("form[data-md-component='palette'] label:visible").first.click()
+        seen.add(scheme())
+    assert {"default", "slate"} <= seen, seen

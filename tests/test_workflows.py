@@ -1,0 +1,297 @@
+"""The GitHub workflows: zizmor finds nothing, they are well formed, and the GPU runner is
+reachable only from the schedule or by hand, never from a pull request.
+
+Workflow validity is checked structurally here (YAML parse plus the rules below):
+actionlint's PyPI wrapper builds by downloading a binary, which cannot happen offline.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.harness.codeblocks import ROOT
+
+GITHUB = ROOT / ".github"
+WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
+GPU_WORKFLOW = GITHUB / "workflows" / "gpu-benchmark.yml"
+PAGES_WORKFLOW = GITHUB / "workflows" / "pages.yml"
+REPOSITORY = "tf-retracing-guide/tf-retracing-guide"
+GPU_LABELS = ["self-hosted", "linux", "x64", "gpu"]
+PINNED_USES = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(\.\d+){0,2}$")
+ZIZMOR = Path(sys.executable).with_name("zizmor")
+
+
+def load(path: Path) -> dict:
+    workflow = yaml.safe_load(path.read_text("utf-8"))
+    # YAML 1.1 reads the key `on` as the boolean True.
+    if True in workflow:
+        workflow["on"] = workflow.pop(True)
+    return workflow
+
+
+def triggers(workflow: dict) -> set[str]:
+    on = workflow["on"]
+    return {on} if isinstance(on, str) else set(on)
+
+
+def all_steps(workflow: dict):
+    for job_name, job in workflow["jobs"].items():
+        for step in job.get("steps", []):
+            yield job_name, step
+
+
+def uses_lines(path: Path) -> list[str]:
+    """Every `uses:` value with its trailing comment, as written in the file."""
+    return [
+        line.split("uses:", 1)[1].strip()
+        for line in path.read_text("utf-8").splitlines()
+        if re.match(r"^\s*(- )?uses:", line)
+    ]
+
+
+def run_zizmor(target: Path) -> subprocess.CompletedProcess:
+    """zizmor over `target` without network access; paths are reported relative to it."""
+    return subprocess.run(
+        [str(ZIZMOR), "--offline", "--persona=pedantic", "--no-progress", ".github"],
+        cwd=target.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+# --- zizmor ---------------------------------------------------------------------------
+
+
+def test_zizmor_finds_nothing_in_github_folder():
+    proc = run_zizmor(GITHUB)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No findings to report" in proc.stdout
+    for name in [*(p.relative_to(ROOT).as_posix() for p in WORKFLOWS), ".github/dependabot.yml"]:
+        assert f"completed {name}" in proc.stderr, f"zizmor did not audit {name}"
+
+
+def test_zizmor_catches_an_unsafe_workflow(tmp_path):
+    # Proves the test above could fail: an unpinned action, a default token and a
+    # template expanded inside a shell script.
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "bad.yml").write_text(
+        "on: pull_request_target\n"
+        "jobs:\n"
+        "  x:\n"
+        "    runs-on: ubuntu-24.04\n"
+        "    steps:\n"
+        "      - uses: actions/checkout@v4\n"
+        "      - run: echo ${{ github.event.pull_request.title }}\n",
+        "utf-8",
+    )
+    proc = run_zizmor(tmp_path / ".github")
+    assert proc.returncode != 0
+    for audit in ("unpinned-uses", "template-injection", "artipacked"):
+        assert audit in proc.stdout
+
+
+# --- every workflow -------------------------------------------------------------------
+
+
+def test_the_expected_workflows_exist():
+    assert [p.name for p in WORKFLOWS] == ["checks.yml", "gpu-benchmark.yml", "pages.yml"]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflow_is_well_formed(path):
+    workflow = load(path)
+    assert isinstance(workflow.get("name"), str)
+    assert triggers(workflow), "no trigger"
+    assert workflow["jobs"], "no job"
+    for job_name, job in workflow["jobs"].items():
+        assert "runs-on" in job, f"{job_name}: no runs-on"
+        assert isinstance(job.get("timeout-minutes"), int), f"{job_name}: no timeout"
+        assert job.get("steps"), f"{job_name}: no steps"
+        for need in [job["needs"]] if isinstance(job.get("needs"), str) else job.get("needs", []):
+            assert need in workflow["jobs"], f"{job_name} needs unknown job {need}"
+    for job_name, step in all_steps(workflow):
+        assert ("uses" in step) != ("run" in step), f"{job_name}: step needs uses or run"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_permissions_are_empty_at_the_top_and_granted_per_job(path):
+    workflow = load(path)
+    assert workflow["permissions"] == {}
+    for job_name, job in workflow["jobs"].items():
+        assert isinstance(job.get("permissions"), dict), f"{job_name}: permissions not set"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_actions_are_pinned_by_commit_with_the_version_as_comment(path):
+    lines = uses_lines(path)
+    assert lines
+    for line in lines:
+        assert PINNED_USES.match(line), f"not pinned as '<action>@<sha> # vX.Y.Z': {line}"
+
+
+def test_one_action_is_pinned_to_one_commit_everywhere():
+    pins: dict[str, set[str]] = {}
+    for path in WORKFLOWS:
+        for line in uses_lines(path):
+            action, rest = line.split("@", 1)
+            pins.setdefault(action, set()).add(rest)
+    assert {action: refs for action, refs in pins.items() if len(refs) > 1} == {}
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_checkouts_do_not_keep_credentials(path):
+    for job_name, step in all_steps(load(path)):
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert step.get("with", {}).get("persist-credentials") is False, job_name
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_no_expression_is_expanded_inside_a_shell_script(path):
+    for job_name, step in all_steps(load(path)):
+        assert "${{" not in step.get("run", ""), f"{job_name}: use env: for values in run:"
+
+
+# --- the GPU workflow -----------------------------------------------------------------
+
+
+def test_gpu_workflow_runs_only_on_schedule_or_by_hand():
+    workflow = load(GPU_WORKFLOW)
+    assert triggers(workflow) == {"schedule", "workflow_dispatch"}
+    for forbidden in ("pull_request", "pull_request_target", "workflow_run", "push"):
+        assert forbidden not in triggers(workflow)
+
+
+def test_gpu_workflow_uses_no_secrets():
+    text = GPU_WORKFLOW.read_text("utf-8")
+    assert "secrets." not in text
+    assert "secrets:" not in text
+
+
+def test_only_the_guarded_benchmark_job_runs_on_the_gpu_runner():
+    jobs = load(GPU_WORKFLOW)["jobs"]
+    self_hosted = {name for name, job in jobs.items() if "self-hosted" in job["runs-on"]}
+    assert self_hosted == {"benchmark"}
+    benchmark = jobs["benchmark"]
+    assert benchmark["runs-on"] == GPU_LABELS
+    guard = benchmark["if"].replace(" ", "")
+    assert f"github.repository=='{REPOSITORY}'" in guard
+    assert "github.ref=='refs/heads/main'" in guard
+    assert "||" not in guard, "the guard must require both conditions"
+    assert benchmark["permissions"] == {"contents": "read"}
+
+
+def test_gpu_workflow_runs_the_benchmark_on_the_gpu_and_uploads_the_results():
+    workflow = load(GPU_WORKFLOW)
+    results_file = workflow["env"]["RESULTS_FILE"]
+    assert re.fullmatch(r"benchmarks/results/gpu-[\w-]+\.json", results_file)
+    steps = workflow["jobs"]["benchmark"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    assert ".ci/bootstrap --group gpu" in runs
+    assert any(
+        "python -m benchmarks run --device gpu --out" in run and "RESULTS_FILE" in run
+        for run in runs
+    )
+    upload = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert upload and upload[0]["with"]["path"] == "${{ env.RESULTS_FILE }}"
+
+
+def test_gpu_results_are_validated_on_a_github_hosted_runner_before_deploying():
+    jobs = load(GPU_WORKFLOW)["jobs"]
+    validate = jobs["validate"]
+    assert validate["runs-on"] == "ubuntu-24.04"
+    assert validate["needs"] == "benchmark"
+    runs = [step.get("run", "") for step in validate["steps"]]
+    assert any(run.startswith("python3 .ci/accept_gpu_results.py") for run in runs)
+    assert "make build SITE_DIR=site" in runs
+    assert jobs["deploy"]["needs"] == "validate"
+    assert jobs["propose"]["needs"] == "validate"
+
+
+# --- Pages ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [PAGES_WORKFLOW, GPU_WORKFLOW], ids=lambda p: p.name)
+def test_only_the_deploy_job_may_write_to_pages(path):
+    workflow = load(path)
+    for job_name, job in workflow["jobs"].items():
+        writes = {scope for scope, level in job["permissions"].items() if level == "write"}
+        if job_name == "deploy":
+            assert job["permissions"] == {"pages": "write", "id-token": "write"}
+            assert job["environment"]["name"] == "github-pages"
+        else:
+            assert not writes & {"pages", "id-token"}, job_name
+    concurrency = workflow["jobs"]["deploy"].get("concurrency") or workflow["concurrency"]
+    assert concurrency == {"group": "pages", "cancel-in-progress": False}
+
+
+def test_pages_build_job_only_reads():
+    assert load(PAGES_WORKFLOW)["jobs"]["build"]["permissions"] == {"contents": "read"}
+
+
+def test_pages_deploys_only_from_main():
+    on = load(PAGES_WORKFLOW)["on"]
+    assert set(on) == {"push", "workflow_dispatch"}
+    assert on["push"] == {"branches": ["main"]}
+
+
+def test_checks_run_the_readme_test_command_build_and_link_check():
+    workflow = load(GITHUB / "workflows" / "checks.yml")
+    assert set(workflow["on"]) == {"pull_request", "push"}
+    runs = [step.get("run", "") for _, step in all_steps(workflow)]
+    assert ".ci/run" in runs  # .ci/run is `make test`, the README's test command
+    assert "make lint" in runs
+    assert "make build SITE_DIR=site" in runs
+    assert ".venv/bin/python -m tests.harness.site_links site" in runs
+
+
+# --- Dependabot -----------------------------------------------------------------------
+
+
+def test_dependabot_updates_the_lock_file_and_the_actions_grouped_with_a_cooldown():
+    config = yaml.safe_load((GITHUB / "dependabot.yml").read_text("utf-8"))
+    updates = {update["package-ecosystem"]: update for update in config["updates"]}
+    assert set(updates) == {"uv", "github-actions"}
+    for update in updates.values():
+        assert update["groups"], "updates must be grouped"
+        assert update["cooldown"]["default-days"] >= 3
+
+
+# --- issue and pull-request templates -------------------------------------------------
+
+ISSUE_FORMS = sorted((GITHUB / "ISSUE_TEMPLATE").glob("*.yml"))
+
+
+def test_issue_forms_cover_the_three_kinds_of_report():
+    forms = [p.name for p in ISSUE_FORMS if p.name != "config.yml"]
+    assert forms == ["broken-snippet.yml", "new-retracing-cause.yml", "wrong-claim.yml"]
+    config = yaml.safe_load((GITHUB / "ISSUE_TEMPLATE" / "config.yml").read_text("utf-8"))
+    assert config["blank_issues_enabled"] is False
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in ISSUE_FORMS if p.name != "config.yml"], ids=lambda p: p.name
+)
+def test_issue_form_is_well_formed(path):
+    form = yaml.safe_load(path.read_text("utf-8"))
+    assert form["name"] and form["description"]
+    ids = [field["id"] for field in form["body"]]
+    assert len(ids) == len(set(ids)), "field ids must be unique"
+    for field in form["body"]:
+        assert field["type"] in {"input", "textarea", "dropdown", "checkboxes", "markdown"}
+        assert field["attributes"]["label"]
+    assert "versions" in ids, "every report needs the versions it was seen on"
+    assert any(f.get("validations", {}).get("required") for f in form["body"])
+
+
+def test_pull_request_template_asks_for_the_suite_and_lint():
+    text = (GITHUB / "pull_request_template.md").read_text("utf-8")
+    assert "- [ ] `make test` passes locally." in text
+    assert "- [ ] `make lint` passes." in text
