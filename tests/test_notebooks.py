@@ -74,6 +74,8 @@ def test_a_raising_cell_fails_the_build(tmp_path):
 def test_serving_loop_notebook_reports_each_fix(built_site):
     text = rendered_text(built_site, ROOT / "docs" / "notebooks" / "diagnose-serving-loop.ipynb")
     assert "as written: traces = 60" in text
+    assert "30 retraces: shape of `rows`" in text
+    assert "3 retraces: python-value of `threshold`" in text
     assert "threshold as tensor: traces = 15 (one per batch size)" in text
     assert "input_signature: traces = 1" in text
     assert "decisions identical on 20 requests" in text
