@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,16 +11,12 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from tests.harness.codeblocks import ROOT
-from tests.harness.processes import build_site
+from tests.harness.processes import build_site, copy_site_sources
 
 
 @pytest.fixture
 def project(tmp_path) -> Path:
-    """A throwaway copy of everything the build reads."""
-    for name in ("docs", "snippets", "benchmarks"):
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
-    return tmp_path
+    return copy_site_sources(tmp_path)
 
 
 def failed_build(project: Path) -> str:

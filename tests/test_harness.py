@@ -73,6 +73,15 @@ def test_broken_block_fails_and_stops_the_page(tmp_path):
     assert "page.md [block 1]" in result["blocks"][0]["error"]
 
 
+def test_blocks_run_without_the_harness_future_imports(tmp_path):
+    page = write_page(
+        tmp_path,
+        "```python\nclass A:\n    x: int\nprint(A.__annotations__['x'] is int)\n```\n",
+    )
+    result = run_page_in_subprocess(page)
+    assert result["blocks"][0]["output"] == "True\n", result["blocks"][0]
+
+
 def test_wrong_shown_output_is_reported(tmp_path):
     page = write_page(tmp_path, TITLED_BLOCK.replace("ran\n```\n", "did not run\n```\n", 1))
     block = page_blocks(page)[0]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.harness.codeblocks import ROOT
-from tests.harness.processes import build_site
+from tests.harness.processes import build_site, copy_site_sources
 
 NOTEBOOKS = sorted((ROOT / "docs" / "notebooks").glob("*.ipynb"))
 COLAB = "https://colab.research.google.com/github/tf-retracing-guide/tf-retracing-guide/blob/main/"
@@ -54,13 +53,18 @@ def test_dynamic_shapes_lab_reports_bounded_traces(built_site):
 
 
 def test_a_raising_cell_fails_the_build(tmp_path):
-    for name in ("docs", "snippets"):
-        shutil.copytree(ROOT / name, tmp_path / name)
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    copy_site_sources(tmp_path)
     notebook = tmp_path / "docs" / "notebooks" / NOTEBOOKS[0].name
     content = load(notebook)
-    first_code = next(c for c in content["cells"] if c["cell_type"] == "code")
-    first_code["source"] = ["raise RuntimeError('cell fails on purpose')\n"]
+    failing = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "fails-on-purpose",
+        "metadata": {},
+        "outputs": [],
+        "source": ["raise RuntimeError('cell fails on purpose')\n"],
+    }
+    content["cells"].insert(1, failing)
     notebook.write_text(json.dumps(content), "utf-8")
     proc = build_site(tmp_path / "mkdocs.yml", tmp_path / "site")
     assert proc.returncode != 0
@@ -70,6 +74,8 @@ def test_a_raising_cell_fails_the_build(tmp_path):
 def test_serving_loop_notebook_reports_each_fix(built_site):
     text = rendered_text(built_site, ROOT / "docs" / "notebooks" / "diagnose-serving-loop.ipynb")
     assert "as written: traces = 60" in text
+    assert "30 retraces: shape of `rows`" in text
+    assert "3 retraces: python-value of `threshold`" in text
     assert "threshold as tensor: traces = 15 (one per batch size)" in text
     assert "input_signature: traces = 1" in text
     assert "decisions identical on 20 requests" in text

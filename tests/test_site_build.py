@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.harness.codeblocks import ROOT, page_blocks
-from tests.harness.processes import build_site
+from tests.harness.processes import build_site, copy_site_sources
 
 RENDERED_PYTHON_BLOCK = re.compile(r'<div class="language-python highlight"')
 MARKDOWN_PAGES = sorted((ROOT / "docs").rglob("*.md"))
@@ -42,11 +41,7 @@ def test_site_has_pages(built_site):
 
 @pytest.fixture
 def project_copy(tmp_path) -> Path:
-    """A throwaway copy of the site sources, to break without touching the real docs."""
-    for name in ("docs", "snippets", "benchmarks"):
-        shutil.copytree(ROOT / name, tmp_path / name)
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
-    return tmp_path
+    return copy_site_sources(tmp_path)
 
 
 def append_to_home(project: Path, text: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,3 +50,21 @@ def build_site(config: Path, site_dir: Path) -> subprocess.CompletedProcess:
         timeout=900,
         check=False,
     )
+
+
+def copy_site_sources(destination: Path) -> Path:
+    """A throwaway copy of what the build reads, to break without touching the real site.
+
+    The copy's notebooks keep their text but lose their code cells, so that a test build of
+    the copy does not spend half a minute executing them.
+    """
+    for name in ("docs", "snippets", "benchmarks"):  # the build renders benchmarks/results
+        shutil.copytree(
+            ROOT / name, destination / name, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copy(ROOT / "mkdocs.yml", destination / "mkdocs.yml")
+    for notebook in (destination / "docs").rglob("*.ipynb"):
+        content = json.loads(notebook.read_text("utf-8"))
+        content["cells"] = [c for c in content["cells"] if c["cell_type"] != "code"]
+        notebook.write_text(json.dumps(content), "utf-8")
+    return destination

@@ -32,7 +32,9 @@ def run_block(block: DocBlock, namespace: dict) -> dict:
     register_source(filename, block.code)
     captured = io.StringIO()
     try:
-        compiled = compile(block.code, filename, "exec")
+        # dont_inherit: a block must not inherit this module's `from __future__` imports
+        # (postponed annotations would break e.g. tf.experimental.ExtensionType fields).
+        compiled = compile(block.code, filename, "exec", dont_inherit=True)
         if block.not_run_reason is not None:
             # Compiled, so even an unexecuted block cannot carry a syntax error.
             return {"status": "not-run", "output": "", "error": block.not_run_reason}
