@@ -122,7 +122,12 @@ def scenario_table(name: str, result: Mapping[str, Any]) -> str:
         )
     table = header + "\n".join(rows) + "\n"
     extra = EXTRA_RENDERERS.get(name, lambda _: "")
-    return table + extra(result) + "\n" + provenance_line(result) + "\n"
+    return table + extra(result) + "\n" + setup_line(result) + " " + provenance_line(result) + "\n"
+
+
+def setup_line(result: Mapping[str, Any]) -> str:
+    """The scenario's inputs, as the script describes them (stream length, sizes, ...)."""
+    return "Set-up: " + "; ".join(f"{k} {v}" for k, v in result["parameters"].items()) + "."
 
 
 def weight_cache_extra(result: Mapping[str, Any]) -> str:

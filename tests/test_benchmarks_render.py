@@ -59,6 +59,7 @@ def test_table_has_a_row_per_variant_ratios_with_intervals_and_provenance(result
     headline = next(r for r in result["ratios"] if r["headline"])
     assert f"**{number(headline['median'])}× (95% CI {number(headline['ci_low'])}–" in table
     assert "**quick profile**" in table
+    assert "Set-up: calls per pass 60; loop counts uniform in 1..20;" in table
     assert result["provenance"]["git_commit"] in table
 
 
