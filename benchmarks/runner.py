@@ -3,7 +3,9 @@
 Each repetition runs every variant once, in a shuffled order: a fresh function or model
 takes the whole input stream (the cold pass, traces included), then the same state takes
 the stream again (the steady pass). Ratios pair the baseline with each variant round by
-round, so a slow moment of the machine hits both sides of a ratio alike.
+round, so a slow moment of the machine hits both sides of a ratio alike. A cold ratio
+compares whole passes (the traces are the point); a steady ratio compares each pass's
+median call, which a single call slowed by another process cannot move.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ class VariantLog:
         self.first_call: list[float] = []
         self.totals = {COLD: [], STEADY: []}
         self.steady_calls: list[float] = []
+        self.steady_medians: list[float] = []  # one per repetition
         self.traces_cold: list[int] = []
         self.traces_steady: list[int] = []
         self.rss_growth_mb: float | None = None
@@ -101,6 +104,7 @@ class VariantLog:
         self.first_call.append(cold[0])
         self.totals[COLD].append(sum(cold))
         self.totals[STEADY].append(sum(steady))
+        self.steady_medians.append(float(np.median(steady)))
         self.steady_calls.extend(steady)
 
 
@@ -136,9 +140,12 @@ def ratios(scenario: Scenario, logs: dict[str, VariantLog]) -> list[dict[str, An
     for name, log in logs.items():
         if name == scenario.baseline:
             continue
-        for which in (COLD, STEADY):
+        for which, per_round in (
+            (COLD, lambda each: each.totals[COLD]),
+            (STEADY, lambda each: each.steady_medians),
+        ):
             interval = bootstrap_median_ci(
-                paired_ratios(baseline.totals[which], log.totals[which]), seed=SEED
+                paired_ratios(per_round(baseline), per_round(log)), seed=SEED
             )
             found.append(
                 {

@@ -38,7 +38,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=stream,
         samples=[int(size) for size in sizes],
-        repetitions=3 if quick else 12,
+        repetitions=3 if quick else 20,
         parameters={
             "calls per pass": calls,
             "batch sizes": f"uniform in 1..{MAX_BATCH}",

@@ -49,7 +49,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=[x] * calls,
         samples=[ROWS] * calls,
-        repetitions=3 if quick else 12,
+        repetitions=3 if quick else 20,
         parameters={"calls per pass": calls, "batch": ROWS},
     )
 
