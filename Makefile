@@ -21,6 +21,7 @@ build: env  ## build the static site into ./site with --strict
 	$(PY) -m mkdocs build --strict --site-dir $(SITE_DIR)
 
 test: env  ## run the whole test suite (executes every code block on the site)
+	@.ci/ensure-chromium
 	@echo ">> running the test suite"
 	$(PY) -m pytest
 

@@ -30,26 +30,47 @@ def run_page_in_subprocess(page: Path) -> dict:
         return json.loads(out.read_text(encoding="utf-8"))
 
 
+def build_command(config: Path, site_dir: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "-f",
+        str(config),
+        "-d",
+        str(site_dir),
+    ]
+
+
+def build_environment() -> dict[str, str]:
+    # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
+    return {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
 def build_site(config: Path, site_dir: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "-f",
-            str(config),
-            "-d",
-            str(site_dir),
-        ],
+        build_command(config, site_dir),
         cwd=config.parent,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        env=build_environment(),
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
     )
+
+
+def start_site_build(config: Path, site_dir: Path, log: Path) -> subprocess.Popen:
+    """The same build as build_site, started without waiting; its log goes to `log`."""
+    with log.open("w", encoding="utf-8") as stream:
+        return subprocess.Popen(
+            build_command(config, site_dir),
+            cwd=config.parent,
+            env=build_environment(),
+            stdout=subprocess.DEVNULL,
+            stderr=stream,
+        )
 
 
 def copy_site_sources(destination: Path) -> Path:
