@@ -54,7 +54,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=[x] * calls,
         samples=[BATCH] * calls,
-        repetitions=3 if quick else 15,
+        repetitions=3 if quick else 25,
         parameters={"batch": BATCH, "features": FEATURES, "calls per pass": calls},
     )
 
