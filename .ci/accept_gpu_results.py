@@ -15,7 +15,7 @@ import shutil
 import sys
 from pathlib import Path
 
-EXPECTED_NAME = "gpu-latest.json"
+EXPECTED_NAME = "gpu.json"
 MAX_BYTES = 2_000_000
 
 

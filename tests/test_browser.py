@@ -246,3 +246,19 @@ def test_dark_mode_toggle_switches_the_scheme(visit):
         visit.page.locator("form[data-md-component='palette'] label:visible").first.click()
         seen.add(scheme())
     assert {"default", "slate"} <= seen, seen
+
+
+@pytest.mark.parametrize("path", ["/benchmarks/", "/guide/serving-many-models/"])
+def test_benchmark_plots_are_visible(path, visit):
+    visit.open(path)
+    plots = visit.page.locator("article img[src*='assets/benchmarks/']")
+    assert plots.count() > 0, f"{path}: no benchmark plot"
+    for index in range(plots.count()):
+        plot = plots.nth(index)
+        plot.scroll_into_view_if_needed()
+        box = plot.bounding_box()
+        # Plots load lazily: wait until this one is decoded, then read its real width.
+        loaded = plot.evaluate("img => img.decode().then(() => img.naturalWidth > 0)")
+        assert plot.is_visible() and loaded, f"{path}: plot {index} did not load"
+        assert box and box["width"] > 0 and box["height"] > 0, f"{path}: plot {index} {box}"
+        assert plot.get_attribute("alt"), f"{path}: plot {index} has no alt text"

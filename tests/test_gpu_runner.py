@@ -98,21 +98,21 @@ def accept(incoming: Path, results: Path) -> subprocess.CompletedProcess:
 def test_valid_results_are_copied(tmp_path):
     incoming = tmp_path / "incoming"
     incoming.mkdir()
-    (incoming / "gpu-latest.json").write_text(json.dumps({"device": "gpu"}), "utf-8")
+    (incoming / "gpu.json").write_text(json.dumps({"device": "gpu"}), "utf-8")
     proc = accept(incoming, tmp_path / "results")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads((tmp_path / "results" / "gpu-latest.json").read_text()) == {"device": "gpu"}
+    assert json.loads((tmp_path / "results" / "gpu.json").read_text()) == {"device": "gpu"}
 
 
 @pytest.mark.parametrize(
     ("files", "message"),
     [
-        ({}, "must hold only gpu-latest.json, found []"),
-        ({"gpu-latest.json": "{}", "extra.md": "x"}, "found ['extra.md', 'gpu-latest.json']"),
+        ({}, "must hold only gpu.json, found []"),
+        ({"gpu.json": "{}", "extra.md": "x"}, "found ['extra.md', 'gpu.json']"),
         ({"gpu-other.json": "{}"}, "found ['gpu-other.json']"),
-        ({"gpu-latest.json": "{not json"}, "is not valid JSON"),
-        ({"gpu-latest.json": "[1, 2]"}, "must hold a JSON object, not list"),
-        ({"gpu-latest.json": ""}, "has 0 bytes"),
+        ({"gpu.json": "{not json"}, "is not valid JSON"),
+        ({"gpu.json": "[1, 2]"}, "must hold a JSON object, not list"),
+        ({"gpu.json": ""}, "has 0 bytes"),
     ],
 )
 def test_bad_uploads_are_rejected_with_the_reason(tmp_path, files, message):
@@ -130,7 +130,7 @@ def test_a_symlink_is_rejected(tmp_path):
     incoming = tmp_path / "incoming"
     incoming.mkdir()
     (tmp_path / "elsewhere.json").write_text("{}", "utf-8")
-    (incoming / "gpu-latest.json").symlink_to(tmp_path / "elsewhere.json")
+    (incoming / "gpu.json").symlink_to(tmp_path / "elsewhere.json")
     proc = accept(incoming, tmp_path / "results")
     assert proc.returncode == 1
     assert "not a regular file" in proc.stderr

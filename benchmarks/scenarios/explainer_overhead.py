@@ -8,6 +8,7 @@ from benchmarks.scenarios.common import FEATURES, batch, rng
 
 def build(quick: bool) -> Setup:
     import tensorflow as tf
+
     from snippets.retrace_explainer import explain_retracing
 
     shapes = 12 if quick else 40
