@@ -19,7 +19,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.harness.codeblocks import ROOT
+from tests.harness.codeblocks import ROOT, site_url_path
 
 BLOCKING_IMPACTS = {"serious", "critical"}
 
@@ -124,15 +124,11 @@ def visit(browser, site_url) -> Iterator[PageVisit]:
 def pages_of_built_site() -> list[str]:
     # Parametrised from the pages the docs define, so that the ids are stable; the test
     # below checks that this matches what was built.
-    paths = []
-    for source in sorted((ROOT / "docs").rglob("*")):
-        if source.suffix not in {".md", ".ipynb"} or "hooks" in source.parts:
-            continue
-        relative = source.relative_to(ROOT / "docs").with_suffix("")
-        if relative.name == "index":
-            relative = relative.parent
-        paths.append("/" if str(relative) == "." else f"/{relative.as_posix()}/")
-    return paths
+    return [
+        site_url_path(source)
+        for source in sorted((ROOT / "docs").rglob("*"))
+        if source.suffix in {".md", ".ipynb"} and "hooks" not in source.parts
+    ]
 
 
 PAGES = pages_of_built_site()

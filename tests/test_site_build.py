@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.codeblocks import ROOT, page_blocks
+from tests.harness.codeblocks import ROOT, page_blocks, site_url_path
 from tests.harness.processes import build_site, copy_site_sources
 
 RENDERED_PYTHON_BLOCK = re.compile(r'<div class="language-python highlight"')
@@ -15,10 +15,7 @@ MARKDOWN_PAGES = sorted((ROOT / "docs").rglob("*.md"))
 
 
 def html_for(site_dir: Path, page: Path) -> Path:
-    relative = page.relative_to(ROOT / "docs").with_suffix("")
-    if relative.name == "index":
-        return site_dir / relative.parent / "index.html"
-    return site_dir / relative / "index.html"
+    return site_dir / site_url_path(page).lstrip("/") / "index.html"
 
 
 @pytest.mark.parametrize("page", MARKDOWN_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())

@@ -134,6 +134,14 @@ def relative_name(path: Path) -> str:
         return str(path)
 
 
+def site_url_path(source: Path) -> str:
+    """The URL path MkDocs serves a page of docs/ at: docs/guide/x.md -> /guide/x/."""
+    relative = source.relative_to(ROOT / "docs").with_suffix("")
+    if relative.name == "index":
+        relative = relative.parent
+    return "/" if str(relative) == "." else f"/{relative.as_posix()}/"
+
+
 def documented_pages() -> list[Path]:
     """Every Markdown page of the site, plus the README."""
     pages = sorted((ROOT / "docs").rglob("*.md"))
