@@ -1,0 +1,649 @@
+"""One traced graph for every Keras model of the same architecture, never a wrong answer.
+
+``SharedGraphPredictor.predict(model, x)`` returns what ``model(x, training=False)``
+returns. A model takes one of two routes, decided at its first use:
+
+- **shared**: a plain ``Sequential`` or functional model whose state all lives in its
+  variables (or is derived from them in a way the graph recomputes, as an adapted
+  ``Normalization``'s mean and variance). Models of one architecture share one concrete
+  function, traced on a clone with the variables as arguments. Before a model is served
+  from it, the shared graph's output is compared with ``model(x, training=False)`` on the
+  caller's input and on a perturbed copy of it.
+- **own**: everything else (subclassed models, layers with lookup tables or other state
+  outside their variables, stateful RNNs, clones that do not compute what the model
+  computes) is served through the model's own ``tf.function``. A
+  ``ServingFallbackWarning`` names the model and the reason; ``strict=True`` raises
+  ``UnsharableModelError`` instead.
+
+How the benchmark scenarios measure it, with public names only: ``weight_cache`` serves N
+models of one small architecture (traces, steady latency against a dedicated
+``tf.function`` per model and the weight-swapping cache, memory, wrong outputs under
+threads); ``serving_architectures`` does the same per ``keras.applications``
+architecture and per MLP depth, with ``predict_on_batch`` beside them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import threading
+import warnings
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from tf_retracing import _internals
+
+__all__ = [
+    "ServingFallbackWarning",
+    "SharedGraphPredictor",
+    "UnsharableModelError",
+    "architecture_key",
+]
+
+
+class ServingFallbackWarning(UserWarning):
+    """A model is served through its own traced function instead of the shared graph."""
+
+
+class UnsharableModelError(TypeError):
+    """Raised, with ``strict=True``, for a model the shared graph cannot serve."""
+
+
+# --8<-- [start:predictor]
+@dataclass
+class _Served:
+    """What the predictor remembers about a live model: never the model itself."""
+
+    key: str | None  # the architecture key, None on the own route
+    input_shapes: list = field(default_factory=list)  # its Input shapes, batch None
+    handles: list = field(default_factory=list)  # its variables' handles, graph order
+    graphs: dict = field(default_factory=dict)  # input kind -> graph verified for it
+    own: Any = None  # the model's own tf.function, on the own route
+    reason: str | None = None  # why it takes the own route
+
+
+class SharedGraphPredictor:
+    """Predict with many Keras models through one trace per architecture.
+
+    Thread-safe: the lock guards only the bookkeeping (finding, tracing or dropping an
+    architecture), never a computation. Models are held through weak references; at most
+    ``max_architectures`` architectures are kept, least recently used dropped first.
+    """
+
+    def __init__(self, max_architectures: int = 16, *, strict: bool = False):
+        if isinstance(max_architectures, bool) or not isinstance(max_architectures, int):
+            raise TypeError(f"max_architectures must be an int, got {max_architectures!r}")
+        if max_architectures < 1:
+            raise ValueError(f"max_architectures must be at least 1, got {max_architectures}")
+        self.max_architectures = max_architectures
+        self.strict = strict
+        self._architectures: OrderedDict[str, _Architecture] = OrderedDict()
+        self._served: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._lock = threading.RLock()
+        self._traces = [0]  # a list, so traced functions can count without holding self
+
+    def predict(self, model: keras.Model, x: Any) -> Any:
+        """Return what ``model(x, training=False)`` returns."""
+        served = self._served.get(model) if isinstance(model, keras.Model) else None
+        if served is None:
+            served = self._admit(model)
+        if served.own is not None:
+            return served.own(x)
+        leaves, kind = _input_kind(x, served.input_shapes)
+        graph = served.graphs.get(kind)
+        if graph is None:
+            graph = self._verified_graph(model, served, leaves, kind)
+            if graph is None:  # verification moved the model to its own route
+                return served.own(x)
+        else:
+            self._touch(served.key)
+        return graph.call(served.handles, leaves)
+
+    @property
+    def tracing_count(self) -> int:
+        """Traces made so far, shared graphs and models' own functions together."""
+        return self._traces[0]
+
+    @property
+    def architecture_count(self) -> int:
+        return len(self._architectures)
+
+    def fallback_reason(self, model: keras.Model) -> str | None:
+        """Why a served model takes its own route, or None if it uses the shared graph."""
+        served = self._served.get(model)
+        if served is None:
+            raise KeyError(f"model {getattr(model, 'name', model)!r} has not been served yet")
+        return served.reason
+
+    def _touch(self, key: str) -> None:
+        """Mark an architecture as recently used (atomic; it may have just been dropped)."""
+        with contextlib.suppress(KeyError):
+            self._architectures.move_to_end(key)
+
+    def _admit(self, model: Any) -> _Served:
+        """First sight of a model: check it and choose its route."""
+        _check_model(model)
+        reason = _structural_reason(model)
+        served = None
+        if reason is None:
+            key = architecture_key(model)
+            architecture, reason = self._architecture(key, model)
+            if reason is None:
+                reason = architecture.state_difference(model)
+            if reason is None:
+                handles = [_internals.variable_handle(v) for v in _variables(model)]
+                shapes = [(None, *t.shape[1:]) for t in _symbolic_inputs(model)]
+                served = _Served(key=key, input_shapes=shapes, handles=handles)
+        if served is None:
+            served = self._own_route(model, reason)
+        with self._lock:
+            self._served[model] = served
+        return served
+
+    def _verified_graph(self, model, served: _Served, leaves, kind) -> _Graph | None:
+        """The architecture's graph for this input kind, once its output matched."""
+        with self._lock:
+            # Traced again if it was dropped as least recently used since.
+            architecture, mismatch = self._architecture(served.key, model)
+            if mismatch is None:
+                graph = architecture.graph(kind, leaves, model, self._traces)
+        if mismatch is None:
+            mismatch = _verification_mismatch(
+                model, kind[0], leaves, lambda probe: graph.call(served.handles, probe)
+            )
+        if mismatch is not None:
+            own = self._own_route(model, mismatch)
+            served.own, served.reason, served.handles = own.own, own.reason, []
+            return None
+        served.graphs[kind] = graph
+        return graph
+
+    def _architecture(self, key: str, model: keras.Model) -> tuple[_Architecture, str | None]:
+        with self._lock:
+            architecture = self._architectures.get(key)
+            if architecture is not None:
+                self._architectures.move_to_end(key)
+                return architecture, None
+            architecture, reason = _Architecture.build(model, key)
+            if reason is not None:
+                return architecture, reason
+            self._architectures[key] = architecture
+            if len(self._architectures) > self.max_architectures:
+                dropped, _ = self._architectures.popitem(last=False)
+                for served in list(self._served.values()):
+                    if served.key == dropped:
+                        served.graphs.clear()  # verified again on the next architecture
+            return architecture, None
+
+    def _own_route(self, model: keras.Model, reason: str) -> _Served:
+        message = f"model {model.name!r} cannot share a graph: {reason}"
+        if self.strict:
+            raise UnsharableModelError(message)
+        warnings.warn(
+            f"{message}; it is served through its own traced function instead",
+            ServingFallbackWarning,
+            stacklevel=4,
+        )
+        call = functools.partial(_call_own, weakref.ref(model), self._traces)
+        return _Served(key=None, own=tf.function(call, reduce_retracing=True), reason=reason)
+
+
+def _call_own(model_ref, traces: list, x):  # pragma: no cover - runs only while tracing
+    traces[0] += 1
+    return model_ref()(x, training=False)
+
+
+def _variables(model: keras.Model) -> list:
+    return [*model.trainable_variables, *model.non_trainable_variables]
+
+
+# --8<-- [end:predictor]
+
+
+# --8<-- [start:architecture]
+@dataclass
+class _Graph:
+    """One concrete function of an architecture, for one kind of input."""
+
+    concrete: Any
+    fast_call: Any  # flat inputs -> outputs, or None where TensorFlow offers no such call
+    trainable_count: int
+
+    def call(self, handles: list, leaves: list) -> Any:
+        if self.fast_call is not None:
+            return self.fast_call([*handles, *leaves])
+        return self.concrete(
+            handles[: self.trainable_count], handles[self.trainable_count :], leaves
+        )
+
+
+@dataclass
+class _Architecture:
+    """A clone of one architecture, and its concrete functions by kind of input."""
+
+    clone: keras.Model
+    graphs: dict = field(default_factory=dict)
+
+    @staticmethod
+    def build(model: keras.Model, key: str) -> tuple[_Architecture | None, str | None]:
+        try:
+            clone = keras.models.clone_model(model)
+        except Exception as error:  # any failure means: not rebuildable from its config
+            return None, f"it cannot be rebuilt from its config ({type(error).__name__}: {error})"
+        # A cloned Sequential takes the global dtype policy, not the model's: copy it over.
+        clone.dtype_policy = model.dtype_policy
+        if architecture_key(clone) != key:
+            return None, "a clone built from its config has a different config or weights"
+        return _Architecture(clone=clone), None
+
+    def state_difference(self, model: keras.Model) -> str | None:
+        """Name a layer whose state the clone's config does not reproduce, if any."""
+        return _state_difference(model, self.clone)
+
+    def graph(self, kind, leaves: list, model: keras.Model, traces: list) -> _Graph:
+        """The concrete function for this input kind, traced on first need."""
+        graph = self.graphs.get(kind)
+        if graph is None:
+            graph = self._trace(kind, leaves, model, traces)
+            self.graphs[kind] = graph
+        return graph
+
+    def _trace(self, kind, leaves: list, model: keras.Model, traces: list) -> _Graph:
+        structure, leaf_kinds = kind
+        specs = [tf.TensorSpec(shape, dtype) for shape, dtype in leaf_kinds]
+        clone = self.clone
+        normalizations = _adapted_normalizations(clone)
+
+        def run(trainable, non_trainable, flat_x):  # pragma: no cover - AutoGraph's copy
+            traces[0] += 1
+            mapping = [
+                *zip(clone.trainable_variables, trainable),
+                *zip(clone.non_trainable_variables, non_trainable),
+            ]
+            with keras.StatelessScope(state_mapping=mapping):
+                with _recomputed(normalizations):
+                    return clone(_unflatten(structure, flat_x), training=False)
+
+        trainable = [v.value for v in clone.trainable_variables]
+        non_trainable = [v.value for v in clone.non_trainable_variables]
+        try:
+            concrete = tf.function(run).get_concrete_function(trainable, non_trainable, specs)
+        except Exception as error:  # Keras refused this input while tracing
+            raise ValueError(
+                f"model {model.name!r} expects inputs like {_describe_inputs(model)}; "
+                f"got {_describe_leaves(leaves)}: {error}"
+            ) from error
+        return _Graph(concrete, _internals.flat_caller(concrete), len(trainable))
+
+
+class _recomputed:
+    """Recompute adapted ``Normalization`` state from the variables the graph receives.
+
+    ``Normalization.call`` reads ``mean`` and ``variance`` tensors that
+    ``finalize_state()`` derives from its ``adapt_mean``/``adapt_variance`` variables.
+    Inside the stateless scope those variables read as the served model's, so
+    finalizing there makes the graph compute them from the served model's variables. The
+    clone's own tensors are put back afterwards, so no graph tensor outlives the trace.
+    """
+
+    def __init__(self, layers: list):
+        self.layers = layers
+
+    def __enter__(self):
+        self.saved = [(layer.mean, layer.variance) for layer in self.layers]
+        for layer in self.layers:
+            layer.finalize_state()
+
+    def __exit__(self, *exc_info):
+        for layer, (mean, variance) in zip(self.layers, self.saved):
+            layer.mean, layer.variance = mean, variance
+
+
+def _adapted_normalizations(model: keras.Model) -> list:
+    return [
+        layer
+        for layer in _internals.flatten_layers(model)
+        if isinstance(layer, keras.layers.Normalization) and layer.input_mean is None
+    ]
+
+
+# --8<-- [end:architecture]
+
+
+# --8<-- [start:routes]
+def _structural_reason(model: keras.Model) -> str | None:
+    """Why the model must take its own route, from its classes and layers alone."""
+    if not (type(model) is keras.Sequential or _internals.is_plain_functional(model)):
+        return (
+            f"it is an instance of {type(model).__qualname__}, a subclass whose call "
+            "may compute what its config does not describe"
+        )
+    if not _symbolic_inputs(model):
+        return "it has no symbolic inputs (build it with keras.Input)"
+    for layer in _internals.flatten_layers(model):
+        reason = _layer_reason(layer)
+        if reason is not None:
+            return f"layer {layer.name!r} ({type(layer).__name__}) {reason}"
+    return None
+
+
+def _layer_reason(layer) -> str | None:
+    if getattr(layer, "stateful", False) is True:
+        return "is stateful: every call updates state that the shared graph would not"
+    for name, value in vars(layer).items():
+        if isinstance(value, tf.Variable | keras.Variable):
+            continue
+        if hasattr(value, "resource_handle"):  # lookup tables and other TF resources
+            return (
+                f"keeps state outside its variables ({name}: {type(value).__name__}), "
+                "which a shared graph cannot take per model"
+            )
+    return None
+
+
+_BASE_LAYER_ATTRIBUTES = frozenset(vars(keras.layers.Layer()))
+
+
+def _state_difference(model: keras.Model, clone: keras.Model) -> str | None:
+    """A public, non-variable attribute of a layer that its clone does not share."""
+    layers, clone_layers = _internals.flatten_layers(model), _internals.flatten_layers(clone)
+    if [type(layer) for layer in layers] != [type(layer) for layer in clone_layers]:
+        return "a clone built from its config has different layers"
+    adapted = {id(layer) for layer in _adapted_normalizations(model)}
+    for layer, copy in zip(layers, clone_layers):
+        derived = {"mean", "variance"} if id(layer) in adapted else set()
+        theirs = _public_state(copy)
+        for name, value in _public_state(layer).items():
+            if name in derived or name not in theirs:  # set after construction, by Keras
+                continue
+            if not _same_value(value, theirs[name]):
+                return (
+                    f"layer {layer.name!r} ({type(layer).__name__}) has {name}="
+                    f"{_short(value)}, but a clone built from its config has "
+                    f"{_short(theirs[name])} (get_config leaves it out)"
+                )
+    return None
+
+
+_MISSING = object()
+_PLAIN = (bool, int, float, complex, str, type(None), np.ndarray, np.generic, tf.Tensor)
+
+
+def _public_state(layer) -> dict:
+    """The plain values a layer keeps in public attributes of its own."""
+    return {
+        name: value
+        for name, value in vars(layer).items()
+        if not name.startswith("_")
+        and name not in _BASE_LAYER_ATTRIBUTES
+        and isinstance(value, (*_PLAIN, tuple, list))
+        and all(isinstance(item, _PLAIN) for item in _items(value))
+    }
+
+
+def _items(value) -> list:
+    return list(value) if isinstance(value, tuple | list) else [value]
+
+
+def _same_value(a, b) -> bool:
+    if b is _MISSING or isinstance(a, tuple | list) != isinstance(b, tuple | list):
+        return False
+    if isinstance(a, tuple | list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray | np.generic | tf.Tensor) or isinstance(
+        b, np.ndarray | np.generic | tf.Tensor
+    ):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.all(a == b))
+    return type(a) is type(b) and a == b
+
+
+def _short(value) -> str:
+    if value is _MISSING:
+        return "no such attribute"
+    text = repr(np.asarray(value).tolist() if isinstance(value, tf.Tensor) else value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --8<-- [end:routes]
+
+
+# --8<-- [start:verify]
+# Largest difference accepted between the shared graph and model(x), relative to the
+# output's magnitude (at least 1): a graph may fuse or reorder floating-point operations
+# that eager execution runs one by one, but a state that was not carried shows up as a
+# difference many orders of magnitude larger.
+TOLERANCES = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-4, "float64": 1e-10}
+
+
+def _verification_mismatch(model: keras.Model, structure, leaves: list, shared) -> str | None:
+    """Compare the shared graph with ``model(x, training=False)`` on x and a probe."""
+    for probe in (leaves, _perturbed(leaves)):
+        expected = model(_unflatten(structure, probe), training=False)
+        mismatch = _outputs_mismatch(shared(probe), expected)
+        if mismatch is not None:
+            return f"the shared graph's output differs from model(x) ({mismatch})"
+    return None
+
+
+def _outputs_mismatch(got: Any, expected: Any) -> str | None:
+    try:
+        tf.nest.assert_same_structure(got, expected)
+    except (TypeError, ValueError):
+        return "the output structure differs"
+    for g, e in zip(tf.nest.flatten(got), tf.nest.flatten(expected)):
+        g, e = np.asarray(g), np.asarray(e)
+        if g.shape != e.shape or g.dtype != e.dtype:
+            return f"shape or dtype differs: {g.shape} {g.dtype} against {e.shape} {e.dtype}"
+        tolerance = TOLERANCES.get(str(tf.as_dtype(e.dtype).name))
+        if tolerance is None:
+            if not np.array_equal(g, e):
+                return "a non-floating output differs"
+            continue
+        g64, e64 = g.astype(np.float64), e.astype(np.float64)
+        scale = max(1.0, float(np.max(np.abs(e64), initial=0.0)))
+        error = float(np.max(np.abs(g64 - e64), initial=0.0)) / scale
+        if not error <= tolerance:  # also true for NaN where the model has none
+            if np.array_equal(np.isnan(g64), np.isnan(e64)) and np.isnan(error):
+                continue
+            return f"largest difference {error:.3g} of the output's scale, tolerance {tolerance:g}"
+    return None
+
+
+def _perturbed(leaves: list) -> list:
+    """The inputs with seeded noise on floating-point ones, and rows rotated otherwise."""
+    rng = np.random.default_rng(0)
+    probe = []
+    for leaf in leaves:
+        array = leaf.numpy()
+        if leaf.dtype.is_floating:
+            noise = rng.standard_normal(array.shape) * (float(np.std(array)) or 1.0)
+            array = array + noise
+        elif array.ndim:
+            array = np.roll(array, 1, axis=0)
+        probe.append(tf.constant(array, dtype=leaf.dtype))
+    return probe
+
+
+# --8<-- [end:verify]
+
+
+# --8<-- [start:key]
+def architecture_key(model: keras.Model) -> str:
+    """A canonical description of what the model computes, independent of its weights.
+
+    It is the model's class and config, with every layer name replaced by its position
+    (``dense_3`` in one instance is ``dense_7`` in the next, wherever the config holds
+    it, dicts of inputs and outputs included) and the batch size a layer was built with
+    dropped, plus the shape and dtype of every trainable and non-trainable weight.
+    """
+    config = model.get_config()
+    names = _layer_names(config)
+    canonical = _canonical(config, {name: f"layer_{i}" for i, name in enumerate(names)})
+    canonical.pop("name", None)
+    return json.dumps(
+        {
+            "class": f"{type(model).__module__}.{type(model).__qualname__}",
+            "config": canonical,
+            "trainable": _weight_specs(model.trainable_variables),
+            "non_trainable": _weight_specs(model.non_trainable_variables),
+        },
+        sort_keys=True,
+        default=repr,
+    )
+
+
+def _layer_names(config: Any) -> list[str]:
+    """Every layer name in a (possibly nested) model config, in order of appearance."""
+    names: list[str] = []
+    if isinstance(config, dict):
+        for layer in config.get("layers", []):
+            name = layer.get("config", {}).get("name")
+            if isinstance(name, str) and name not in names:
+                names.append(name)
+        for value in config.values():
+            names.extend(n for n in _layer_names(value) if n not in names)
+    elif isinstance(config, list | tuple):
+        for value in config:
+            names.extend(n for n in _layer_names(value) if n not in names)
+    return names
+
+
+def _canonical(config: Any, renames: dict[str, str]) -> Any:
+    """Layer names replaced wherever they appear as a string; build batch sizes dropped."""
+    if isinstance(config, dict):
+        canonical = {key: _canonical(value, renames) for key, value in config.items()}
+        if isinstance(canonical.get("build_config"), dict):
+            canonical["build_config"] = _without_batch(canonical["build_config"])
+        return canonical
+    if isinstance(config, list | tuple):  # Keras configs hold both
+        return [_canonical(value, renames) for value in config]
+    if isinstance(config, str):
+        return renames.get(config, config)
+    return config
+
+
+def _without_batch(build_config: dict) -> dict:
+    """A build config's shapes without their batch size (an adapt set's row count)."""
+    shape = build_config.get("input_shape")
+    if isinstance(shape, list) and shape and not isinstance(shape[0], list | dict):
+        return {**build_config, "input_shape": [None, *shape[1:]]}
+    return build_config
+
+
+def _weight_specs(variables: list) -> list[tuple[list[int], str]]:
+    return [(list(v.shape), str(v.dtype)) for v in variables]
+
+
+# --8<-- [end:key]
+
+
+# --8<-- [start:inputs]
+def _check_model(model: Any) -> None:
+    if not isinstance(model, keras.Model):
+        raise TypeError(f"expected a Keras model, got {type(model).__name__}")
+    if not model.built:
+        raise ValueError(
+            f"model {model.name!r} is not built: give it an Input or call it once on data"
+        )
+
+
+def _symbolic_inputs(model: keras.Model) -> list:
+    """The model's Input tensors, flat, or [] for a model that has none."""
+    try:
+        return list(getattr(model, "inputs", None) or [])
+    except (AttributeError, ValueError):
+        return []
+
+
+def _input_kind(x: Any, input_shapes: list) -> tuple[list, tuple]:
+    """x as flat tensors, and its kind: its nesting, then each leaf's shape and dtype.
+
+    The batch dimension is None in every kind, and so is any dimension the model's Input
+    leaves free (a sequence length), so inputs that differ only there share one graph
+    and one verification.
+    """
+    structure, values = _flatten(x)
+    leaves = [_as_tensor(value) for value in values]
+    if len(leaves) != len(input_shapes):
+        input_shapes = [None] * len(leaves)
+    kinds = tuple(
+        (_trace_shape(leaf.shape, model_shape), leaf.dtype)
+        for leaf, model_shape in zip(leaves, input_shapes)
+    )
+    return leaves, (structure, kinds)
+
+
+def _trace_shape(shape: tf.TensorShape, model_shape: tuple | None) -> tuple:
+    dims = tuple(shape)
+    if not dims:
+        return ()
+    if model_shape is not None and tf.TensorShape(model_shape).is_compatible_with(shape):
+        dims = tuple(None if free is None else dim for dim, free in zip(dims, model_shape))
+    return (None, *dims[1:])
+
+
+def _as_tensor(value: Any) -> tf.Tensor:
+    if isinstance(value, tf.Tensor):
+        return value
+    try:
+        return tf.convert_to_tensor(value)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"cannot use {type(value).__name__} as a model input: {error}") from error
+
+
+def _flatten(x: Any) -> tuple[Any, list]:
+    """x's nesting (hashable: dict keys, sequence lengths) and its leaves in order.
+
+    A list of numbers, nested or not, is one leaf: it becomes one tensor, as in Keras.
+    """
+    if isinstance(x, dict):
+        keys = sorted(x)
+        parts = [_flatten(x[key]) for key in keys]
+        nesting = ("dict", tuple((key, part[0]) for key, part in zip(keys, parts)))
+        return nesting, [leaf for part in parts for leaf in part[1]]
+    if isinstance(x, list | tuple) and not _is_numbers(x):
+        parts = [_flatten(item) for item in x]
+        nesting = (type(x).__name__, tuple(part[0] for part in parts))
+        return nesting, [leaf for part in parts for leaf in part[1]]
+    return "leaf", [x]
+
+
+def _is_numbers(x: Any) -> bool:
+    if isinstance(x, list | tuple):
+        return all(_is_numbers(item) for item in x)
+    return isinstance(x, int | float | bool | np.number)
+
+
+def _unflatten(structure: Any, flat: list) -> Any:
+    """Rebuild the caller's nesting of x inside the graph, for Keras to standardize."""
+    iterator = iter(flat)
+
+    def build(node):
+        if node == "leaf":
+            return next(iterator)
+        kind, children = node
+        if kind == "dict":
+            return {key: build(child) for key, child in children}
+        items = [build(child) for child in children]
+        return tuple(items) if kind == "tuple" else items
+
+    return build(structure)
+
+
+def _describe_inputs(model: keras.Model) -> str:
+    return ", ".join(f"{tuple(t.shape)} {t.dtype}" for t in _symbolic_inputs(model))
+
+
+def _describe_leaves(leaves: list) -> str:
+    return ", ".join(f"{tuple(leaf.shape)} {leaf.dtype.name}" for leaf in leaves)
+
+
+# --8<-- [end:inputs]

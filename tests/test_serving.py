@@ -1,0 +1,634 @@
+"""SharedGraphPredictor against the models it serves, and the swap baseline beside it.
+
+Tolerances: an output is compared with ``model(x, training=False)`` within
+``TOLERANCES[dtype]`` of the output's magnitude (at least 1): 1e-5 for float32, 1e-2 for
+float16 (one float16 ulp at 100 is 0.0625, 6e-4 of it). Every input is seeded.
+"""
+
+from __future__ import annotations
+
+import gc
+import warnings
+import weakref
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tf_retracing import (
+    ServingFallbackWarning,
+    SharedGraphPredictor,
+    UnsharableModelError,
+    architecture_key,
+)
+from snippets.weight_swap_cache import WeightSwapCache, count_wrong_outputs
+
+FEATURES = 8
+
+
+def sequential(units=16, activation="relu"):
+    return keras.Sequential(
+        [
+            keras.Input((FEATURES,)),
+            keras.layers.Dense(units, activation=activation),
+            keras.layers.Dense(3),
+        ]
+    )
+
+
+def functional_with_batch_norm():
+    inputs = keras.Input((FEATURES,))
+    hidden = keras.layers.Dense(5, activation="tanh")(inputs)
+    hidden = keras.layers.BatchNormalization()(hidden)
+    return keras.Model(inputs, keras.layers.Dense(2)(hidden))
+
+
+def randomise(model, seed):
+    """Distinct weights per model, including BatchNormalization's moving statistics."""
+    rng = np.random.default_rng(seed)
+    model.set_weights([rng.uniform(0.5, 1.5, w.shape).astype(w.dtype) for w in model.weights])
+    return model
+
+
+TOLERANCES = {"float16": 1e-2, "float32": 1e-5, "float64": 1e-12}
+
+
+def expected(model, x):
+    return model(x, training=False)
+
+
+def assert_same(got, want):
+    """Same structure and dtypes, values within the dtype's tolerance of their scale."""
+    tf.nest.assert_same_structure(got, want)
+    for g, w in zip(tf.nest.flatten(got), tf.nest.flatten(want), strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if w.dtype.kind != "f":
+            np.testing.assert_array_equal(g, w)
+            continue
+        scale = max(1.0, float(np.abs(w.astype(np.float64)).max(initial=0)))
+        np.testing.assert_allclose(g, w, rtol=0, atol=TOLERANCES[str(w.dtype)] * scale)
+
+
+def seeded(shape, seed=0, dtype="float32"):
+    return tf.constant(np.random.default_rng(seed).standard_normal(shape).astype(dtype))
+
+
+@pytest.fixture(scope="module")
+def eight_models():
+    """Eight models of two architectures, each with its own weights."""
+    return [randomise(sequential(), i) for i in range(4)] + [
+        randomise(functional_with_batch_norm(), 10 + i) for i in range(4)
+    ]
+
+
+def test_outputs_match_every_model_and_batch_size_with_one_trace_per_architecture(
+    eight_models,
+):
+    predictor = SharedGraphPredictor()
+    for batch in (1, 5, 33):
+        x = seeded((batch, FEATURES), seed=batch)
+        for model in eight_models:
+            assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 2
+    assert predictor.architecture_count == 2
+
+
+def test_numpy_and_list_inputs_of_the_right_dtype_are_accepted(eight_models):
+    predictor = SharedGraphPredictor()
+    x = np.ones((2, FEATURES), np.float32)
+    model = eight_models[0]
+    assert_same(predictor.predict(model, x), expected(model, x))
+    assert_same(predictor.predict(model, x.tolist()), expected(model, x))
+
+
+def test_weights_changed_in_place_are_used_on_the_next_call(eight_models):
+    predictor = SharedGraphPredictor()
+    model = keras.models.clone_model(eight_models[0])
+    x = tf.ones((2, FEATURES))
+    predictor.predict(model, x)
+    randomise(model, 99)
+    assert_same(predictor.predict(model, x), expected(model, x))
+
+
+def two_inputs():
+    a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
+    joined = keras.layers.Concatenate()([a, b])
+    return keras.Model({"a": a, "b": b}, keras.layers.Dense(4)(joined))
+
+
+def test_multi_input_model_is_served_with_its_input_structure():
+    predictor = SharedGraphPredictor()
+    x = {"a": tf.ones((6, 3)), "b": tf.ones((6, 2))}
+    for seed in range(3):
+        model = randomise(two_inputs(), seed)
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 1
+
+
+def test_nested_models_share_a_trace_across_instances():
+    def nested():
+        inputs = keras.Input((FEATURES,))
+        block = keras.Sequential([keras.layers.Dense(4, activation="relu")])
+        return keras.Model(inputs, keras.layers.Dense(1)(block(inputs)))
+
+    predictor = SharedGraphPredictor()
+    x = tf.ones((3, FEATURES))
+    for seed in range(3):
+        model = randomise(nested(), seed)
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 1
+
+
+def with_dropout():
+    return keras.Sequential(
+        [
+            keras.Input((FEATURES,)),
+            keras.layers.Dense(16, activation="relu"),
+            keras.layers.Dropout(0.5),  # its seed state is a non-trainable variable
+            keras.layers.Dense(3),
+        ]
+    )
+
+
+def with_frozen_first_layer():
+    model = sequential()
+    model.layers[0].trainable = False
+    return model
+
+
+def mixed_precision():
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        return sequential()
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+@pytest.mark.parametrize("build", [with_dropout, with_frozen_first_layer, mixed_precision])
+def test_dropout_frozen_and_mixed_precision_models_match(build):
+    predictor = SharedGraphPredictor()
+    x = seeded((5, FEATURES))
+    for seed in range(2):
+        model = randomise(build(), seed)
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 1
+
+
+def test_architecture_key_ignores_names_and_weights_but_not_units_or_activation():
+    base = architecture_key(sequential())
+    assert architecture_key(randomise(sequential(), 1)) == base
+    assert architecture_key(sequential(units=17)) != base
+    assert architecture_key(sequential(activation="tanh")) != base
+    assert architecture_key(functional_with_batch_norm()) == architecture_key(
+        functional_with_batch_norm()
+    )
+
+
+def test_models_differing_in_units_or_activation_never_share_a_trace():
+    predictor = SharedGraphPredictor()
+    x = tf.ones((2, FEATURES))
+    for model in (sequential(), sequential(units=17), sequential(activation="tanh")):
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 3
+
+
+def test_eight_threads_give_no_wrong_output_while_the_swap_baseline_gives_many(eight_models):
+    x = seeded((4, FEATURES), seed=7)
+    models = [randomise(sequential(), 20 + i) for i in range(8)]
+    predictor = SharedGraphPredictor()
+    assert count_wrong_outputs(predictor, models, x, threads=8, calls_per_thread=500) == 0
+    assert predictor.tracing_count == 1
+
+    # The baseline is far slower per call, so fewer calls already show the race.
+    baseline = WeightSwapCache()
+    wrong = count_wrong_outputs(baseline, models, x, threads=8, calls_per_thread=25)
+    print(f"WeightSwapCache: {wrong} wrong outputs in {8 * 25} concurrent calls")
+    assert wrong > 0
+
+
+def test_single_threaded_baseline_is_right_for_one_architecture(eight_models):
+    baseline = WeightSwapCache()
+    x = seeded((5, FEATURES))
+    for model in eight_models[:4]:
+        assert_same(baseline.predict(model, x), expected(model, x))
+    assert baseline.tracing_count == 1
+
+
+def test_count_wrong_outputs_reraises_an_error_from_a_thread(eight_models):
+    class Failing:
+        def predict(self, model, x):
+            raise RuntimeError("prediction failed")
+
+    x = tf.ones((2, FEATURES))
+    with pytest.raises(RuntimeError, match="prediction failed"):
+        count_wrong_outputs(Failing(), eight_models[:1], x, threads=2, calls_per_thread=1)
+
+
+def test_baseline_key_lets_another_activation_give_a_silently_wrong_output():
+    baseline = WeightSwapCache()
+    x = seeded((5, FEATURES))
+    baseline.predict(sequential(activation="relu"), x)
+    tanh_model = sequential(activation="tanh")
+    got = baseline.predict(tanh_model, x).numpy()
+    assert np.abs(got - expected(tanh_model, x).numpy()).max() > 1e-3
+
+
+def test_baseline_restores_the_reference_when_the_prediction_raises():
+    baseline = WeightSwapCache()
+    model = sequential()
+    baseline.predict(model, tf.ones((1, FEATURES)))
+    reference = next(iter(baseline.reference_models.values()))
+    before = reference.get_weights()
+    with pytest.raises(TypeError):
+        baseline.predict(model, tf.ones((1, FEATURES + 1)))
+    for kept, now in zip(before, reference.get_weights(), strict=True):
+        np.testing.assert_array_equal(kept, now)
+
+
+def test_baseline_leaves_the_reference_half_written_when_set_weights_fails():
+    def deep(units):
+        return keras.Sequential(
+            [
+                keras.Input((FEATURES,)),
+                keras.layers.Dense(4),
+                keras.layers.Dense(units),
+                keras.layers.Dense(3),
+            ]
+        )
+
+    baseline = WeightSwapCache()
+    baseline.predict(deep(4), tf.ones((1, FEATURES)))
+    reference = next(iter(baseline.reference_models.values()))
+    before = reference.get_weights()
+    with pytest.raises(ValueError, match="not compatible"):
+        baseline.predict(randomise(deep(6), 1), tf.ones((1, FEATURES)))
+    changed = [
+        not np.array_equal(a, b) for a, b in zip(before, reference.get_weights(), strict=True)
+    ]
+    assert changed[:2] == [True, True]  # the first layer was overwritten ...
+    assert not any(changed[2:])  # ... then the mismatch raised, outside the try
+
+
+def test_a_garbage_collected_model_is_released():
+    predictor = SharedGraphPredictor()
+    model = sequential()
+    predictor.predict(model, tf.ones((2, FEATURES)))
+    released = weakref.ref(model)
+    del model
+    gc.collect()
+    assert released() is None
+    assert predictor.architecture_count == 1  # the trace stays for the next such model
+
+
+def test_least_recently_used_architecture_is_dropped():
+    predictor = SharedGraphPredictor(max_architectures=2)
+    x = tf.ones((2, FEATURES))
+    first, second, third = sequential(4), sequential(5), sequential(6)
+    for model in (first, second, first, third):  # `second` is now least recently used
+        predictor.predict(model, x)
+    assert predictor.architecture_count == 2
+    assert predictor.tracing_count == 3
+    predictor.predict(first, x)
+    assert predictor.tracing_count == 3  # still cached
+    assert_same(predictor.predict(second, x), expected(second, x))
+    assert predictor.tracing_count == 4  # dropped, so traced again
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (0, ValueError, "max_architectures must be at least 1, got 0"),
+        ("4", TypeError, "max_architectures must be an int, got '4'"),
+        (True, TypeError, "max_architectures must be an int, got True"),
+    ],
+)
+def test_max_architectures_must_be_a_positive_int(value, error, message):
+    with pytest.raises(error, match=message):
+        SharedGraphPredictor(max_architectures=value)
+
+
+
+# --- Bad input: a clear error naming what was expected and what was given -------------
+
+
+@pytest.mark.parametrize(
+    ("x", "message"),
+    [
+        (tf.ones((2, FEATURES + 1)), r"expects inputs like \(None, 8\) float32; got \(2, 9\)"),
+        (tf.ones((FEATURES,)), r"got \(8,\) float32"),
+        ("eight floats", r"got \(\) string"),
+        (object(), "cannot use object as a model input"),
+    ],
+    ids=["feature-shape", "rank", "string", "not-a-tensor"],
+)
+def test_an_input_that_does_not_fit_is_refused(eight_models, x, message):
+    with pytest.raises(ValueError, match=message):
+        SharedGraphPredictor().predict(eight_models[0], x)
+
+
+def test_multi_input_model_refuses_another_structure():
+    x = {"a": tf.ones((6, 3)), "c": tf.ones((6, 2))}
+    with pytest.raises(ValueError, match=r"expects inputs like \(None, 3\) float32, \(None, 2\)"):
+        SharedGraphPredictor().predict(two_inputs(), x)
+
+
+def test_an_unbuilt_model_is_refused():
+    unbuilt = keras.Sequential([keras.layers.Dense(3)])
+    with pytest.raises(ValueError, match="is not built"):
+        SharedGraphPredictor().predict(unbuilt, tf.ones((2, FEATURES)))
+
+
+@pytest.mark.parametrize("not_a_model", [keras.layers.Dense(3), lambda x: x, None])
+def test_an_object_that_is_not_a_keras_model_is_refused(not_a_model):
+    with pytest.raises(TypeError, match="expected a Keras model, got"):
+        SharedGraphPredictor().predict(not_a_model, tf.ones((2, FEATURES)))
+
+
+def test_fallback_reason_of_an_unserved_model_is_a_key_error():
+    with pytest.raises(KeyError, match="has not been served yet"):
+        SharedGraphPredictor().fallback_reason(sequential())
+
+
+# --- Inputs Keras converts itself are served as model(x) serves them -------------------
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "int64", "int32"])
+def test_numpy_inputs_of_another_dtype_are_cast_as_keras_casts_them(eight_models, dtype):
+    predictor = SharedGraphPredictor()
+    x = (np.random.default_rng(3).standard_normal((3, FEATURES)) * 4).astype(dtype)
+    for model in eight_models:
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 2
+
+
+def token_model(built_by_calling):
+    layers = [
+        keras.layers.Embedding(50, 4),
+        keras.layers.GlobalAveragePooling1D(),
+        keras.layers.Dense(2),
+    ]
+    if not built_by_calling:
+        return keras.Sequential([keras.Input((None,), dtype="int32"), *layers])
+    model = keras.Sequential(layers)
+    model(np.zeros((1, 6), "int32"))
+    return model
+
+
+@pytest.mark.parametrize("built_by_calling", [True, False], ids=["called", "input"])
+def test_integer_token_ids_are_served(built_by_calling):
+    predictor = SharedGraphPredictor()
+    ids = np.random.default_rng(0).integers(0, 50, (4, 6))
+    for seed in range(3):
+        model = randomise(token_model(built_by_calling), seed)
+        for x in (ids, ids.astype("int32"), tf.constant(ids)):
+            assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.fallback_reason(model) is None
+
+
+def test_variable_sequence_lengths_share_one_trace():
+    predictor = SharedGraphPredictor()
+    model = randomise(token_model(built_by_calling=False), 0)
+    for length in (3, 7, 11):
+        x = np.random.default_rng(length).integers(0, 50, (2, length))
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 1
+
+
+def test_single_key_dict_input_and_dict_outputs_share_one_trace():
+    def dict_model():
+        features = keras.Input((FEATURES,), name="features")
+        hidden = keras.layers.Dense(4, activation="relu")(features)
+        outputs = {"score": keras.layers.Dense(1)(hidden), "logits": keras.layers.Dense(3)(hidden)}
+        return keras.Model({"features": features}, outputs)
+
+    predictor = SharedGraphPredictor()
+    x = {"features": seeded((5, FEATURES))}
+    models = [randomise(dict_model(), seed) for seed in range(3)]
+    for model in models:
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 1
+    assert architecture_key(models[0]) == architecture_key(models[2])
+
+
+def test_masked_sequences_match():
+    def masked():
+        ids = keras.Input((None,), dtype="int32")
+        hidden = keras.layers.Embedding(20, 4, mask_zero=True)(ids)
+        return keras.Model(ids, keras.layers.LSTM(3)(hidden))
+
+    predictor = SharedGraphPredictor()
+    x = np.array([[3, 4, 0, 0], [5, 0, 0, 0], [1, 2, 3, 4]], "int32")
+    for seed in range(2):
+        model = randomise(masked(), seed)
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 1
+
+
+# --- State outside variables: carried into the shared graph, or the model's own route --
+
+
+def normalized(adapt_rows, adapt_before_build=False, seed=0):
+    data = np.random.default_rng(seed).uniform(-5, 20, (adapt_rows, FEATURES))
+    normalization = keras.layers.Normalization()
+    if adapt_before_build:
+        normalization.adapt(data.astype("float32"))
+    model = keras.Sequential([keras.Input((FEATURES,)), normalization, keras.layers.Dense(2)])
+    if not adapt_before_build:
+        normalization.adapt(data.astype("float32"))
+    return model
+
+
+def test_adapted_normalization_state_is_carried_into_the_shared_graph():
+    predictor = SharedGraphPredictor()
+    x = seeded((4, FEATURES)) * 10
+    models = [normalized(100, seed=1), normalized(100, seed=2), normalized(50, True, seed=3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ServingFallbackWarning)
+        for model in models:
+            assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 1
+    assert [predictor.fallback_reason(m) for m in models] == [None, None, None]
+
+
+def test_normalization_loaded_from_weights_file_is_carried(tmp_path):
+    trained = normalized(100, seed=4)
+    trained.save_weights(tmp_path / "trained.weights.h5")
+    loaded = normalized(10, seed=5)
+    loaded.load_weights(tmp_path / "trained.weights.h5")
+    predictor = SharedGraphPredictor()
+    x = seeded((3, FEATURES)) * 10
+    predictor.predict(normalized(100, seed=6), x)  # the architecture traced on another
+    assert_same(predictor.predict(loaded, x), expected(trained, x))
+    assert predictor.tracing_count == 1
+
+
+class Scale(keras.layers.Layer):
+    """Multiplies by a factor that its get_config leaves out."""
+
+    def __init__(self, factor=1.0, private=False, **kwargs):
+        super().__init__(**kwargs)
+        if private:
+            self._factor = factor
+        else:
+            self.factor = factor
+
+    def call(self, x):
+        return x * getattr(self, "factor", getattr(self, "_factor", None))
+
+    def get_config(self):  # forgets `factor`
+        return super().get_config()
+
+
+def scaled(factor, private=False):
+    return keras.Sequential(
+        [keras.Input((FEATURES,)), keras.layers.Dense(3), Scale(factor, private)]
+    )
+
+
+@pytest.mark.parametrize("private", [False, True], ids=["public", "private"])
+def test_a_custom_layer_whose_config_leaves_out_an_argument_is_served_by_its_own_route(private):
+    predictor = SharedGraphPredictor()
+    x = seeded((4, FEATURES))
+    models = [scaled(1.0, private), scaled(3.0, private)]
+    assert_same(predictor.predict(models[0], x), expected(models[0], x))
+    with pytest.warns(ServingFallbackWarning, match="model 'sequential_.*' cannot share a graph"):
+        assert_same(predictor.predict(models[1], x), expected(models[1], x))
+    reason = predictor.fallback_reason(models[1])
+    if private:
+        assert "differs from model(x)" in reason
+    else:
+        assert "layer 'scale_" in reason and "factor=3.0" in reason
+    assert_same(predictor.predict(models[1], x * 2), expected(models[1], x * 2))
+
+
+def test_strict_mode_refuses_what_the_shared_graph_cannot_serve():
+    predictor = SharedGraphPredictor(strict=True)
+    x = seeded((4, FEATURES))
+    predictor.predict(scaled(1.0), x)
+    with pytest.raises(UnsharableModelError, match="layer 'scale_.*' .*factor=3.0"):
+        predictor.predict(scaled(3.0), x)
+
+
+@pytest.mark.parametrize("kind", ["string", "integer"])
+def test_adapted_lookup_layers_are_served_by_their_own_route(kind):
+    if kind == "string":
+        lookup, data = keras.layers.StringLookup(), np.array([["a", "b"], ["c", "a"]])
+    else:
+        lookup, data = keras.layers.IntegerLookup(), np.array([[7, 9], [11, 7]])
+    lookup.adapt(data)
+    inputs = keras.Input((2,), dtype=data.dtype.name if kind == "integer" else "string")
+    model = keras.Model(inputs, lookup(inputs))
+    predictor = SharedGraphPredictor()
+    with pytest.warns(ServingFallbackWarning, match="keeps state outside its variables"):
+        got = predictor.predict(model, data)
+    assert_same(got, expected(model, data))
+    assert "lookup" in predictor.fallback_reason(model)
+
+
+def test_subclassed_models_are_served_by_their_own_route():
+    class Subclassed(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = keras.layers.Dense(3)
+
+        def call(self, x):
+            return self.dense(x) * 2.0
+
+    class FunctionalSubclass(keras.Model):
+        def __init__(self):
+            inputs = keras.Input((FEATURES,))
+            super().__init__(inputs, keras.layers.Dense(3)(inputs))
+
+        def call(self, x, training=False):
+            return super().call(x, training=training) + 1.0
+
+    predictor = SharedGraphPredictor()
+    x = seeded((4, FEATURES))
+    plain = Subclassed()
+    plain(x)
+    for model in (plain, FunctionalSubclass()):
+        with pytest.warns(ServingFallbackWarning, match="a subclass whose call"):
+            assert_same(predictor.predict(model, x), expected(model, x))
+        assert_same(predictor.predict(model, x[:2]), expected(model, x[:2]))
+
+
+def test_a_stateful_rnn_takes_its_own_route_and_keeps_its_state():
+    def stateful():
+        return keras.Sequential(
+            [keras.Input((3, 2), batch_size=2), keras.layers.SimpleRNN(4, stateful=True)]
+        )
+
+    served, reference = stateful(), stateful()
+    reference.set_weights(served.get_weights())
+    predictor = SharedGraphPredictor()
+    x = seeded((2, 3, 2))
+    with pytest.warns(ServingFallbackWarning, match="is stateful"):
+        first = predictor.predict(served, x)
+    second = predictor.predict(served, x)
+    assert_same(first, expected(reference, x))
+    assert_same(second, expected(reference, x))  # the state moved on in both
+
+
+def test_a_model_that_cannot_be_cloned_takes_its_own_route():
+    class NoConfig(keras.layers.Layer):
+        def __init__(self, units):  # a required argument that get_config does not give
+            super().__init__()
+            self.units = units
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight(shape=(input_shape[-1], self.units))
+
+        def call(self, x):
+            return x @ self.kernel
+
+    model = keras.Sequential([keras.Input((FEATURES,)), NoConfig(6)])
+    predictor = SharedGraphPredictor()
+    with pytest.warns(ServingFallbackWarning, match="cannot be rebuilt from its config"):
+        assert_same(predictor.predict(model, seeded((2, FEATURES))), expected(model, seeded((2, FEATURES))))
+
+
+# --- Real architectures -----------------------------------------------------------------
+
+
+def mobilenet_v2():
+    return keras.applications.MobileNetV2(input_shape=(32, 32, 3), alpha=0.35, weights=None)
+
+
+def efficientnet_b0_with_adapted_stem(seed):
+    """EfficientNetB0 whose stem Normalization holds its own statistics, as after loading."""
+    model = keras.applications.EfficientNetB0(input_shape=(32, 32, 3), weights=None)
+    rng = np.random.default_rng(seed)
+    stem = next(layer for layer in model.layers if isinstance(layer, keras.layers.Normalization))
+    stem.adapt_mean.assign(rng.uniform(50, 150, stem.adapt_mean.shape))
+    stem.adapt_variance.assign(rng.uniform(100, 900, stem.adapt_variance.shape))
+    stem.finalize_state()
+    return model
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("architecture", ["MobileNetV2", "EfficientNetB0"])
+def test_keras_applications_match_with_one_trace(architecture):
+    if architecture == "MobileNetV2":
+        models = [randomise(mobilenet_v2(), seed) for seed in range(2)]
+    else:
+        models = [efficientnet_b0_with_adapted_stem(seed) for seed in range(2)]
+    predictor = SharedGraphPredictor()
+    for batch in (1, 3):
+        x = tf.constant(np.random.default_rng(batch).uniform(0, 255, (batch, 32, 32, 3)), "float32")
+        for model in models:
+            assert_same(predictor.predict(model, x), expected(model, x))
+    assert predictor.tracing_count == 1
+    assert [predictor.fallback_reason(m) for m in models] == [None, None]
+
+
+def test_eight_threads_over_mixed_architectures_give_no_wrong_output():
+    x = seeded((4, FEATURES), seed=11)
+    models = [randomise(sequential(), i) for i in range(3)]
+    models += [randomise(functional_with_batch_norm(), 10 + i) for i in range(3)]
+    models += [normalized(40, seed=20 + i) for i in range(2)]
+    predictor = SharedGraphPredictor()
+    wrong = count_wrong_outputs(predictor, models, x, threads=8, calls_per_thread=200)
+    assert wrong == 0
+    assert predictor.tracing_count == 3
