@@ -16,8 +16,9 @@ import tensorflow as tf
 from tensorflow.core.function.polymorphism.function_cache import FunctionContext
 from tensorflow.python.eager.polymorphic_function.function_context import EagerContext
 
-from snippets import retrace_explainer as rx
-from snippets.retrace_explainer import (
+from tf_retracing import explainer as rx
+from tf_retracing.explain import main as explain_main
+from tf_retracing import (
     RetracingBudgetExceeded,
     explain_retracing,
     tracing_budget,
@@ -734,9 +735,11 @@ def test_main_runs_a_script_and_reports(tmp_path, capsys):
     script = tmp_path / "serve.py"
     script.write_text(textwrap.dedent(SCRIPT))
     argv, path = list(sys.argv), list(sys.path)
-    assert rx.main([str(script), "3"]) == 3
+    assert explain_main([str(script), "3"]) == 3
     assert (sys.argv, sys.path) == (argv, path)  # restored after the script
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "retracing report" not in captured.out  # the program's output is its own
+    out = captured.out + captured.err
     assert "script args: ['3']" in out
     assert "script folder first: True" in out
     assert f"== retracing report for {script} ==" in out
@@ -755,18 +758,20 @@ def test_main_runs_a_script_and_reports(tmp_path, capsys):
 
 
 def test_main_usage_and_missing_script(tmp_path, capsys):
-    assert rx.main([]) == 2
-    assert rx.main(["--help"]) == 0
-    assert "usage: python -m snippets.retrace_explainer" in capsys.readouterr().out
-    assert rx.main([str(tmp_path / "missing.py")]) == 2
-    assert "cannot run" in capsys.readouterr().err
+    assert explain_main([]) == 2
+    assert explain_main(["--help"]) == 0
+    assert "usage: python -m tf_retracing.explain" in capsys.readouterr().out
+    assert explain_main([str(tmp_path / "missing.py")]) == 2
+    assert "can't open file" in capsys.readouterr().err
 
 
 def test_main_reports_when_no_function_was_made(tmp_path, capsys):
     script = tmp_path / "empty.py"
     script.write_text("raise SystemExit('stopped')\n")
-    assert rx.main([str(script)]) == 1
-    assert "no tf.function was created" in capsys.readouterr().out
+    assert explain_main([str(script)]) == 1
+    err = capsys.readouterr().err
+    assert "stopped" in err
+    assert "no tf.function was created" in err
 
 
 def test_watch_every_tf_function_is_not_reentrant():

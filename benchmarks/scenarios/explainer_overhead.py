@@ -9,7 +9,7 @@ from benchmarks.scenarios.common import FEATURES, batch, rng
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    from snippets.retrace_explainer import explain_retracing
+    from tf_retracing import explain_retracing
 
     shapes = 12 if quick else 40
     generator = rng()
@@ -51,5 +51,5 @@ SCENARIO = Scenario(
     headline="watched",
     headline_pass=STEADY,
     build=build,
-    requires=("snippets/retrace_explainer.py",),
+    requires=("snippets/tf_retracing/explainer.py",),
 )

@@ -34,7 +34,7 @@ class DedicatedFunctions:
 
 
 def predictors():
-    from snippets.model_cache import SharedGraphPredictor
+    from tf_retracing import SharedGraphPredictor
     from snippets.weight_swap_cache import WeightSwapCache
 
     return {
@@ -146,5 +146,5 @@ SCENARIO = Scenario(
     headline="shared_graph",
     headline_pass=STEADY,
     build=build,
-    requires=("snippets/model_cache.py", "snippets/weight_swap_cache.py"),
+    requires=("snippets/tf_retracing/serving.py", "snippets/weight_swap_cache.py"),
 )

@@ -19,12 +19,10 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from benchmarks.render import MarkerError, all_plots, replace_markers
+from benchmarks.schema import ResultsError, load_results
 
-from benchmarks.render import MarkerError, all_plots, replace_markers  # noqa: E402
-from benchmarks.schema import ResultsError, load_results  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 RERUN_PROFILES = {"quick": ["--quick"], "full": []}
 _loaded: dict[str, object] = {}

@@ -62,3 +62,82 @@ def is_plain_functional(model: keras.Model) -> bool:
     """
     cls = type(model)
     return cls.__name__ == "Functional" and cls.__module__.startswith("keras.")
+
+
+# --- The retrace explainer (tf_retracing.explainer) ----------------------------------
+# The explainer watches a tf.function by subclassing TensorFlow's Function and its trace
+# cache, and reads the call's trace type from the frame of TensorFlow's tracing step.
+# Everything it needs from TensorFlow's private modules is imported here; an import that
+# fails leaves EXPLAINER_ERROR set and the package falls back to public trace counts.
+
+EXPLAINER_ERROR: str | None = None
+try:
+    from tensorflow.core.function.polymorphism.function_cache import (
+        FunctionCache,
+        FunctionContext,
+    )
+    from tensorflow.core.function.trace_type import default_types
+    from tensorflow.python.eager.polymorphic_function.concrete_function import ConcreteFunction
+    from tensorflow.python.eager.polymorphic_function.polymorphic_function import (
+        Function as PolymorphicFunction,
+    )
+    from tensorflow.python.eager.polymorphic_function import tracing_compilation
+    from tensorflow.python.util.tf_decorator import make_decorator
+
+    # The frame of TensorFlow's tracing step: its locals hold the call's trace type.
+    TRACING_CODE = tracing_compilation._maybe_define_function.__code__
+    SCOPE_TYPES = tracing_compilation.ScopeType
+except (ImportError, AttributeError) as error:  # a TensorFlow that moved them
+    EXPLAINER_ERROR = f"{type(error).__name__}: {error}"
+
+
+def tracing_locals(frame) -> dict | None:
+    """From TensorFlow's tracing frame: the cache, function types and context, by name."""
+    names = ("tracing_options", "lookup_func_type", "target_func_type", "current_func_context")
+    local = frame.f_locals
+    if not all(name in local for name in names):
+        return None
+    options = local["tracing_options"]
+    return {
+        "cache": options.function_cache,
+        "polymorphic_type": options.polymorphic_type,
+        "call_type": local["lookup_func_type"],
+        "traced_type": local["target_func_type"],
+        "context": local["current_func_context"],
+    }
+
+
+def function_options(function) -> dict:
+    """The constructor options of an existing tf.function, to make a watched copy."""
+    return {
+        "name": function._name,
+        "input_signature": function.input_signature,
+        "autograph": function._autograph,
+        "jit_compile": function._jit_compile,
+        "reduce_retracing": function._reduce_retracing,
+        "experimental_attributes": function._attributes,
+        "experimental_autograph_options": function._experimental_autograph_options,
+    }
+
+
+def copy_rendezvous(source, target) -> None:
+    """Share the gradient-registry rendezvous of ``source`` with its watched copy."""
+    target._shared_rendezvous = source._shared_rendezvous
+
+
+def function_cache(function):
+    return function._function_cache
+
+
+def set_function_cache(function, cache) -> None:
+    function._function_cache = cache
+
+
+def call_stats_key(function):
+    """The Python code TensorFlow counts calls of, for its retracing warning."""
+    return function._key_for_call_stats
+
+
+def weakref_target(trace_type):
+    """The object a Weakref trace type refers to (None once it was collected)."""
+    return trace_type._ref()

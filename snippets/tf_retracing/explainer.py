@@ -2,7 +2,7 @@
 
 Usage::
 
-    from snippets.retrace_explainer import explain_retracing, tracing_budget
+    from tf_retracing import explain_retracing, tracing_budget
 
     @explain_retracing                 # on a plain function, or on top of @tf.function
     def predict(x): ...
@@ -13,7 +13,7 @@ Usage::
 
 Whole program, without editing it::
 
-    python -m snippets.retrace_explainer script.py [args]
+    python -m tf_retracing.explain script.py [args]
 
 How it stays cheap: the watched object is a real ``tf.function`` whose Python function
 is wrapped by a hook. TensorFlow runs the Python function only while it traces, so the
@@ -42,18 +42,27 @@ import contextlib
 import dataclasses
 import inspect
 import logging
-import os
-import runpy
 import sys
 import weakref
 from collections.abc import Callable, Iterator
 
 import tensorflow as tf
-from tensorflow.core.function.polymorphism import function_cache as function_cache_lib
-from tensorflow.core.function.trace_type import default_types
-from tensorflow.python.eager.polymorphic_function import concrete_function as concrete_lib
-from tensorflow.python.eager.polymorphic_function import polymorphic_function, tracing_compilation
-from tensorflow.python.util import tf_decorator
+
+from tf_retracing import _internals
+from tf_retracing.explainer_types import (
+    KINDS,
+    REPORT_URL,
+    RetraceReason,
+    RetracingBudgetExceeded,
+)
+from tf_retracing._internals import (
+    ConcreteFunction,
+    FunctionCache,
+    FunctionContext,
+    PolymorphicFunction,
+    default_types,
+    make_decorator,
+)
 
 __all__ = [
     "KINDS",
@@ -67,33 +76,8 @@ __all__ = [
 ]
 
 LOGGER = logging.getLogger("retrace")
-KINDS = ("shape", "dtype", "python-value", "object", "structure", "new-argument", "context")
-# The frame of TensorFlow's tracing step: its locals hold the call's trace type.
-_TRACING_CODE = tracing_compilation._maybe_define_function.__code__
+_TRACING_CODE = _internals.TRACING_CODE
 _TF_FUNCTION_OPTIONS = frozenset(inspect.signature(tf.function).parameters) - {"func"}
-
-
-# --8<-- [start:reason]
-@dataclasses.dataclass(frozen=True)
-class RetraceReason:
-    """Why one trace happened, compared with the closest earlier trace."""
-
-    function: str  # the watched function's name
-    trace: int  # which trace of the function this was: 2 is the first retrace
-    argument: str | None  # e.g. 'x', 'batch["ids"]', 'xs[2]'; None: no argument changed
-    kind: str  # one of KINDS
-    before: str
-    after: str
-    message: str  # a sentence to act on: function, argument, change and fix
-    others: tuple[str, ...] = ()  # further differences from the same earlier trace
-    count: int | None = None  # tf.function objects made for this code (kind "object")
-
-
-# --8<-- [end:reason]
-
-
-class RetracingBudgetExceeded(AssertionError):
-    """A function traced more often inside a ``tracing_budget`` block than allowed."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,7 +97,7 @@ class _Trace:
 
     call: dict  # argument -> trace type of the call that traced
     traced: dict  # argument -> trace type of the graph (generalised by reduce_retracing)
-    context: function_cache_lib.FunctionContext
+    context: FunctionContext
     descriptions: dict  # id(Weakref type) -> description, kept while the object lived
     reason: RetraceReason | None = None
 
@@ -152,18 +136,18 @@ class _Watch:
             frame = frame.f_back
         if frame is None:  # run eagerly (tf.config.run_functions_eagerly): no trace
             return
-        tracing = frame.f_locals
-        cache = tracing["tracing_options"].function_cache
-        if not isinstance(cache, _RecordingCache):  # a clone of ours, not watched
-            return
-        var_positional = _var_positional_name(tracing["tracing_options"].polymorphic_type)
-        call = _parameters(tracing["lookup_func_type"], var_positional)
-        traced = _parameters(tracing["target_func_type"], var_positional)
+        tracing = _internals.tracing_locals(frame)
+        if tracing is None or not isinstance(tracing["cache"], _RecordingCache):
+            return  # not a trace of ours (a clone of a watched function), or unreadable
+        cache = tracing["cache"]
+        var_positional = _var_positional_name(tracing["polymorphic_type"])
+        call = _parameters(tracing["call_type"], var_positional)
+        traced = _parameters(tracing["traced_type"], var_positional)
         if cache is not self.root_cache:  # a method, traced for one instance
             instance = default_types.Weakref(weakref.ref(args[0]))
             call, traced = {"self": instance, **call}, {"self": instance, **traced}
         # Recorded when TensorFlow adds the trace to its cache (see _RecordingCache).
-        cache.pending = (self, _Trace(call, traced, tracing["current_func_context"], {}))
+        cache.pending = (self, _Trace(call, traced, tracing["context"], {}))
 
     # --8<-- [end:hook]
 
@@ -182,6 +166,26 @@ class _Watch:
         if trace.reason is not None:
             self.reasons.append(trace.reason)
             LOGGER.warning("%s", trace.reason.message)
+
+    def commit_unexplained(self, trace: _Trace, error: Exception) -> None:
+        """Record a trace whose explanation failed: the cause is unknown, say so."""
+        number = len(self.traces) + 1
+        trace.reason = RetraceReason(
+            function=self.name,
+            trace=number,
+            argument=None,
+            kind="unknown",
+            before="",
+            after="",
+            message=(
+                f"`{self.name}` traced (trace {number}); the explainer could not tell why "
+                f"({type(error).__name__}: {error}). Please report it at {REPORT_URL} "
+                f"with your TensorFlow version ({tf.__version__})."
+            ),
+        )
+        self.traces.append(trace)
+        self.reasons.append(trace.reason)
+        LOGGER.warning("%s", trace.reason.message)
 
     def _explain(self, trace: _Trace, number: int) -> RetraceReason:
         closest = None
@@ -227,7 +231,7 @@ class _Watch:
         )
 
 
-class _RecordingCache(function_cache_lib.FunctionCache):
+class _RecordingCache(FunctionCache):
     """TensorFlow's trace cache, which records the pending trace when it is added."""
 
     __slots__ = ("pending",)
@@ -241,17 +245,20 @@ class _RecordingCache(function_cache_lib.FunctionCache):
         pending, self.pending = self.pending, None
         if pending is not None:
             watch, trace = pending
-            watch.commit(trace)
+            try:
+                watch.commit(trace)
+            except Exception as error:  # the explanation must never break the call
+                watch.commit_unexplained(trace, error)
 
 
-class WatchedFunction(polymorphic_function.Function):
+class WatchedFunction(PolymorphicFunction):
     """A tf.function that records why it traces; calls run TensorFlow's own code."""
 
     _watch: _Watch | None = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._function_cache = _RecordingCache()
+        _internals.set_function_cache(self, _RecordingCache())
 
     @property
     def retrace_reasons(self) -> list[RetraceReason]:
@@ -283,7 +290,7 @@ def explain_retracing(fn=None, /, **tf_function_options):
         )
     if fn is None:
         return lambda function: explain_retracing(function, **tf_function_options)
-    if isinstance(fn, concrete_lib.ConcreteFunction):
+    if isinstance(fn, ConcreteFunction):
         raise TypeError(
             "explain_retracing() got a ConcreteFunction, which never retraces; "
             "pass the tf.function it came from"
@@ -293,7 +300,7 @@ def explain_retracing(fn=None, /, **tf_function_options):
             f"explain_retracing() needs a tf.function or a Python callable, "
             f"got {type(fn).__name__} {fn!r}"
         )
-    if isinstance(fn, polymorphic_function.Function):
+    if isinstance(fn, PolymorphicFunction):
         if tf_function_options:
             raise ValueError(
                 f"explain_retracing(): {fn.python_function!r} is already a tf.function, so "
@@ -309,26 +316,19 @@ def explain_retracing(fn=None, /, **tf_function_options):
 # --8<-- [end:explain]
 
 
-def _watched_copy(function: polymorphic_function.Function) -> WatchedFunction:
+def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
     """A WatchedFunction with the same Python function and options as ``function``."""
     python_function = function.python_function
     watch = _Watch(_display_name(python_function), _where(python_function), _code(function))
     watched = WatchedFunction(
-        _trace_hook(python_function, watch),
-        function._name,
-        input_signature=function.input_signature,
-        autograph=function._autograph,
-        jit_compile=function._jit_compile,
-        reduce_retracing=function._reduce_retracing,
-        experimental_attributes=function._attributes,
-        experimental_autograph_options=function._experimental_autograph_options,
+        _trace_hook(python_function, watch), **_internals.function_options(function)
     )
-    watched._shared_rendezvous = function._shared_rendezvous
+    _internals.copy_rendezvous(function, watched)
     watched._watch = watch
-    watch.root_cache = watched._function_cache
+    watch.root_cache = _internals.function_cache(watched)
     if _SESSION_ACTIVE:
         _SESSION_WATCHES.append(watch)
-    return tf_decorator.make_decorator(python_function, watched, decorator_name="tf.function")
+    return make_decorator(python_function, watched, decorator_name="tf.function")
 
 
 def _trace_hook(python_function: Callable, watch: _Watch) -> Callable:
@@ -343,7 +343,7 @@ def _trace_hook(python_function: Callable, watch: _Watch) -> Callable:
         return weak_hook().__wrapped__(*args, **kwargs)
 
     weak_hook = weakref.ref(trace_hook)
-    return tf_decorator.make_decorator(python_function, trace_hook, "explain_retracing")
+    return make_decorator(python_function, trace_hook, "explain_retracing")
 
 
 # --8<-- [start:budget]
@@ -359,7 +359,7 @@ def tracing_budget(fn, max_traces: int) -> Iterator[None]:
     if max_traces < 0:
         raise ValueError(f"tracing_budget(): max_traces must be >= 0, got {max_traces}")
     watch = getattr(fn, "_watch", None)
-    if watch is None and not isinstance(fn, polymorphic_function.Function):
+    if watch is None and not isinstance(fn, PolymorphicFunction):
         raise TypeError(
             f"tracing_budget() needs a tf.function or a function from explain_retracing, "
             f"got {type(fn).__name__} {fn!r}"
@@ -448,34 +448,6 @@ def report(watches: list) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str]) -> int:
-    """``python -m snippets.retrace_explainer script.py [args]``."""
-    if not argv or argv[0] in ("-h", "--help"):
-        print("usage: python -m snippets.retrace_explainer script.py [args ...]")
-        return 0 if argv else 2
-    script = argv[0]
-    try:
-        open(script, "rb").close()
-    except OSError as error:
-        print(f"retrace_explainer: cannot run {script!r}: {error.strerror}", file=sys.stderr)
-        return 2
-    saved_argv, saved_path = sys.argv, list(sys.path)
-    # As `python script.py` would: its own argv, and its folder first on the path.
-    sys.argv = list(argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    status = 0
-    with watch_every_tf_function() as watches:
-        try:
-            runpy.run_path(script, run_name="__main__")
-        except SystemExit as exit_:
-            status = exit_.code if isinstance(exit_.code, int) else 1
-        finally:
-            sys.argv, sys.path[:] = saved_argv, saved_path
-            print(f"\n== retracing report for {script} ==")
-            print(report(watches) if watches else "no tf.function was created")
-    return status
-
-
 # Reading trace types -------------------------------------------------------------
 
 
@@ -533,7 +505,7 @@ def _describe_objects(trace: _Trace) -> None:
             for _, child in structure[1]:
                 visit(child)
         elif isinstance(trace_type, default_types.Weakref):
-            target = trace_type._ref()
+            target = _internals.weakref_target(trace_type)
             trace.descriptions[id(trace_type)] = (
                 f"{type(target).__qualname__} object at {id(target):#x}"
             )
@@ -742,8 +714,8 @@ def _new_argument(path, before, after) -> _Change:
 
 
 _SCOPES = {
-    tracing_compilation.ScopeType.VARIABLE_CREATION: "its first call (creating variables)",
-    tracing_compilation.ScopeType.NO_VARIABLE_CREATION: "a later call (no new variables)",
+    _internals.SCOPE_TYPES.VARIABLE_CREATION: "its first call (creating variables)",
+    _internals.SCOPE_TYPES.NO_VARIABLE_CREATION: "a later call (no new variables)",
 }
 
 
@@ -801,9 +773,9 @@ def _where(python_function) -> str:
     return f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno}"
 
 
-def _code(function: polymorphic_function.Function):
+def _code(function: PolymorphicFunction):
     """TensorFlow's own key for 'the same Python function' (used by its warning too)."""
-    return function._key_for_call_stats
+    return _internals.call_stats_key(function)
 
 
 if __name__ == "__main__":  # pragma: no cover - entry point; main() is tested

@@ -149,6 +149,7 @@ class SharedGraphPredictor:
 
     def _verified_graph(self, model, served: _Served, leaves, kind) -> _Graph | None:
         """The architecture's graph for this input kind, once its output matched."""
+        _check_fits(model, leaves)
         with self._lock:
             # Traced again if it was dropped as least recently used since.
             architecture, mismatch = self._architecture(served.key, model)
@@ -416,11 +417,13 @@ def _short(value) -> str:
 
 
 # --8<-- [start:verify]
+# --8<-- [start:tolerances]
 # Largest difference accepted between the shared graph and model(x), relative to the
 # output's magnitude (at least 1): a graph may fuse or reorder floating-point operations
 # that eager execution runs one by one, but a state that was not carried shows up as a
 # difference many orders of magnitude larger.
 TOLERANCES = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-4, "float64": 1e-10}
+# --8<-- [end:tolerances]
 
 
 def _verification_mismatch(model: keras.Model, structure, leaves: list, shared) -> str | None:
@@ -638,8 +641,28 @@ def _unflatten(structure: Any, flat: list) -> Any:
     return build(structure)
 
 
+def _check_fits(model: keras.Model, leaves: list) -> None:
+    """Refuse, before any tracing, inputs whose shape or kind the model's Inputs exclude."""
+    inputs = _symbolic_inputs(model)
+    if len(inputs) != len(leaves):
+        return  # Keras may still map them (a dict by name): the trace decides
+    for leaf, expected in zip(leaves, inputs):
+        shape = (None, *expected.shape[1:])
+        strings = (leaf.dtype == tf.string, tf.as_dtype(expected.dtype) == tf.string)
+        fits = len(shape) != leaf.shape.rank or tf.TensorShape(shape).is_compatible_with(
+            leaf.shape
+        )
+        if not fits or strings[0] != strings[1]:
+            raise ValueError(
+                f"model {model.name!r} expects inputs like {_describe_inputs(model)}; "
+                f"got {_describe_leaves(leaves)}"
+            )
+
+
 def _describe_inputs(model: keras.Model) -> str:
-    return ", ".join(f"{tuple(t.shape)} {t.dtype}" for t in _symbolic_inputs(model))
+    return ", ".join(
+        f"{(None, *t.shape[1:])} {tf.as_dtype(t.dtype).name}" for t in _symbolic_inputs(model)
+    )
 
 
 def _describe_leaves(leaves: list) -> str:

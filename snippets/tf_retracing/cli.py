@@ -1,0 +1,25 @@
+"""The ``tf-retracing`` console command: ``tf-retracing explain script.py [args]``."""
+
+from __future__ import annotations
+
+import sys
+
+USAGE = "usage: tf-retracing explain script.py [args ...]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE, file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "explain":
+        from tf_retracing.explain import main as explain
+
+        return explain(rest)
+    print(f"tf-retracing: unknown command {command!r}\n{USAGE}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
