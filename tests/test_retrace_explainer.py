@@ -15,15 +15,14 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.function.polymorphism.function_cache import FunctionContext
 from tensorflow.python.eager.polymorphic_function.function_context import EagerContext
-
-from tf_retracing import explainer as rx
-from tf_retracing.explain import main as explain_main
 from tf_retracing import (
     RetracingBudgetExceeded,
     explain_retracing,
     tracing_budget,
     watch_every_tf_function,
 )
+from tf_retracing import explainer as rx
+from tf_retracing.explain import main as explain_main
 
 
 def only_reason(fn):

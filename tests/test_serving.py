@@ -15,13 +15,13 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-
 from tf_retracing import (
     ServingFallbackWarning,
     SharedGraphPredictor,
     UnsharableModelError,
     architecture_key,
 )
+
 from snippets.weight_swap_cache import WeightSwapCache, count_wrong_outputs
 
 FEATURES = 8
@@ -309,7 +309,6 @@ def test_max_architectures_must_be_a_positive_int(value, error, message):
         SharedGraphPredictor(max_architectures=value)
 
 
-
 # --- Bad input: a clear error naming what was expected and what was given -------------
 
 
@@ -507,7 +506,7 @@ def test_strict_mode_refuses_what_the_shared_graph_cannot_serve():
     predictor = SharedGraphPredictor(strict=True)
     x = seeded((4, FEATURES))
     predictor.predict(scaled(1.0), x)
-    with pytest.raises(UnsharableModelError, match="layer 'scale_.*' .*factor=3.0"):
+    with pytest.raises(UnsharableModelError, match=r"layer 'scale_.*' .*factor=3\.0"):
         predictor.predict(scaled(3.0), x)
 
 
@@ -586,7 +585,9 @@ def test_a_model_that_cannot_be_cloned_takes_its_own_route():
     model = keras.Sequential([keras.Input((FEATURES,)), NoConfig(6)])
     predictor = SharedGraphPredictor()
     with pytest.warns(ServingFallbackWarning, match="cannot be rebuilt from its config"):
-        assert_same(predictor.predict(model, seeded((2, FEATURES))), expected(model, seeded((2, FEATURES))))
+        assert_same(
+            predictor.predict(model, seeded((2, FEATURES))), expected(model, seeded((2, FEATURES)))
+        )
 
 
 # --- Real architectures -----------------------------------------------------------------

@@ -8,7 +8,6 @@ from benchmarks.scenarios.common import FEATURES, batch, rng
 
 def build(quick: bool) -> Setup:
     import tensorflow as tf
-
     from tf_retracing import explain_retracing
 
     shapes = 12 if quick else 40

@@ -35,6 +35,7 @@ class DedicatedFunctions:
 
 def predictors():
     from tf_retracing import SharedGraphPredictor
+
     from snippets.weight_swap_cache import WeightSwapCache
 
     return {

@@ -53,7 +53,7 @@ def simple_index(wheel: Wheel) -> dict[str, str]:
     """The pages of a PEP 503 simple index that lists only this wheel."""
     link = f"../../downloads/{wheel.name}#sha256={wheel.sha256}"
     project_page = (
-        f"<!DOCTYPE html><html><body><a href=\"{html.escape(link)}\">"
+        f'<!DOCTYPE html><html><body><a href="{html.escape(link)}">'
         f"{html.escape(wheel.name)}</a></body></html>\n"
     )
     root_page = f'<!DOCTYPE html><html><body><a href="{PROJECT}/">{PROJECT}</a></body></html>\n'

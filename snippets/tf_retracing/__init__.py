@@ -53,7 +53,9 @@ def _explainer_unavailable() -> str | None:
     from tf_retracing import _internals
 
     if _internals.EXPLAINER_ERROR is not None:
-        return f"TensorFlow {tf.__version__} lacks an internal it reads ({_internals.EXPLAINER_ERROR})"
+        return (
+            f"TensorFlow {tf.__version__} lacks an internal it reads ({_internals.EXPLAINER_ERROR})"
+        )
     return None
 
 

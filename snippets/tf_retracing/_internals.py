@@ -72,17 +72,19 @@ def is_plain_functional(model: keras.Model) -> bool:
 
 EXPLAINER_ERROR: str | None = None
 try:
-    from tensorflow.core.function.polymorphism.function_cache import (
+    from tensorflow.core.function.polymorphism.function_cache import (  # noqa: F401
         FunctionCache,
         FunctionContext,
     )
-    from tensorflow.core.function.trace_type import default_types
-    from tensorflow.python.eager.polymorphic_function.concrete_function import ConcreteFunction
-    from tensorflow.python.eager.polymorphic_function.polymorphic_function import (
+    from tensorflow.core.function.trace_type import default_types  # noqa: F401
+    from tensorflow.python.eager.polymorphic_function import tracing_compilation
+    from tensorflow.python.eager.polymorphic_function.concrete_function import (  # noqa: F401
+        ConcreteFunction,
+    )
+    from tensorflow.python.eager.polymorphic_function.polymorphic_function import (  # noqa: F401
         Function as PolymorphicFunction,
     )
-    from tensorflow.python.eager.polymorphic_function import tracing_compilation
-    from tensorflow.python.util.tf_decorator import make_decorator
+    from tensorflow.python.util.tf_decorator import make_decorator  # noqa: F401
 
     # The frame of TensorFlow's tracing step: its locals hold the call's trace type.
     TRACING_CODE = tracing_compilation._maybe_define_function.__code__

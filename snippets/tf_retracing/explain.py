@@ -34,8 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     sys.argv = argv
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     if tf_retracing.EXPLAINER_UNAVAILABLE is not None:
-        print(f"tf_retracing.explain: {tf_retracing.EXPLAINER_UNAVAILABLE}; running the "
-              "program without the explainer", file=sys.stderr)
+        print(
+            f"tf_retracing.explain: {tf_retracing.EXPLAINER_UNAVAILABLE}; running the "
+            "program without the explainer",
+            file=sys.stderr,
+        )
         try:
             return _run(script)
         finally:
@@ -46,7 +49,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             sys.argv, sys.path[:] = saved_argv, saved_path
             print(f"\n== retracing report for {script} ==", file=sys.stderr)
-            print(tf_retracing.report(watches) if watches else "no tf.function was created", file=sys.stderr)
+            print(
+                tf_retracing.report(watches) if watches else "no tf.function was created",
+                file=sys.stderr,
+            )
     return status
 
 

@@ -49,12 +49,6 @@ from collections.abc import Callable, Iterator
 import tensorflow as tf
 
 from tf_retracing import _internals
-from tf_retracing.explainer_types import (
-    KINDS,
-    REPORT_URL,
-    RetraceReason,
-    RetracingBudgetExceeded,
-)
 from tf_retracing._internals import (
     ConcreteFunction,
     FunctionCache,
@@ -62,6 +56,12 @@ from tf_retracing._internals import (
     PolymorphicFunction,
     default_types,
     make_decorator,
+)
+from tf_retracing.explainer_types import (
+    KINDS,
+    REPORT_URL,
+    RetraceReason,
+    RetracingBudgetExceeded,
 )
 
 __all__ = [
@@ -776,7 +776,3 @@ def _where(python_function) -> str:
 def _code(function: PolymorphicFunction):
     """TensorFlow's own key for 'the same Python function' (used by its warning too)."""
     return _internals.call_stats_key(function)
-
-
-if __name__ == "__main__":  # pragma: no cover - entry point; main() is tested
-    sys.exit(main(sys.argv[1:]))

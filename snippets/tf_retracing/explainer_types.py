@@ -38,5 +38,3 @@ class RetraceReason:
 
 class RetracingBudgetExceeded(AssertionError):
     """A function traced more often inside a ``tracing_budget`` block than allowed."""
-
-

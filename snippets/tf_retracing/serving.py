@@ -265,12 +265,11 @@ class _Architecture:
         def run(trainable, non_trainable, flat_x):  # pragma: no cover - AutoGraph's copy
             traces[0] += 1
             mapping = [
-                *zip(clone.trainable_variables, trainable),
-                *zip(clone.non_trainable_variables, non_trainable),
+                *zip(clone.trainable_variables, trainable, strict=False),
+                *zip(clone.non_trainable_variables, non_trainable, strict=False),
             ]
-            with keras.StatelessScope(state_mapping=mapping):
-                with _recomputed(normalizations):
-                    return clone(_unflatten(structure, flat_x), training=False)
+            with keras.StatelessScope(state_mapping=mapping), _recomputed(normalizations):
+                return clone(_unflatten(structure, flat_x), training=False)
 
         trainable = [v.value for v in clone.trainable_variables]
         non_trainable = [v.value for v in clone.non_trainable_variables]
@@ -303,7 +302,7 @@ class _recomputed:
             layer.finalize_state()
 
     def __exit__(self, *exc_info):
-        for layer, (mean, variance) in zip(self.layers, self.saved):
+        for layer, (mean, variance) in zip(self.layers, self.saved, strict=False):
             layer.mean, layer.variance = mean, variance
 
 
@@ -358,7 +357,7 @@ def _state_difference(model: keras.Model, clone: keras.Model) -> str | None:
     if [type(layer) for layer in layers] != [type(layer) for layer in clone_layers]:
         return "a clone built from its config has different layers"
     adapted = {id(layer) for layer in _adapted_normalizations(model)}
-    for layer, copy in zip(layers, clone_layers):
+    for layer, copy in zip(layers, clone_layers, strict=False):
         derived = {"mean", "variance"} if id(layer) in adapted else set()
         theirs = _public_state(copy)
         for name, value in _public_state(layer).items():
@@ -397,7 +396,7 @@ def _same_value(a, b) -> bool:
     if b is _MISSING or isinstance(a, tuple | list) != isinstance(b, tuple | list):
         return False
     if isinstance(a, tuple | list):
-        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=False))
     if isinstance(a, np.ndarray | np.generic | tf.Tensor) or isinstance(
         b, np.ndarray | np.generic | tf.Tensor
     ):
@@ -441,7 +440,7 @@ def _outputs_mismatch(got: Any, expected: Any) -> str | None:
         tf.nest.assert_same_structure(got, expected)
     except (TypeError, ValueError):
         return "the output structure differs"
-    for g, e in zip(tf.nest.flatten(got), tf.nest.flatten(expected)):
+    for g, e in zip(tf.nest.flatten(got), tf.nest.flatten(expected), strict=False):
         g, e = np.asarray(g), np.asarray(e)
         if g.shape != e.shape or g.dtype != e.dtype:
             return f"shape or dtype differs: {g.shape} {g.dtype} against {e.shape} {e.dtype}"
@@ -579,7 +578,7 @@ def _input_kind(x: Any, input_shapes: list) -> tuple[list, tuple]:
         input_shapes = [None] * len(leaves)
     kinds = tuple(
         (_trace_shape(leaf.shape, model_shape), leaf.dtype)
-        for leaf, model_shape in zip(leaves, input_shapes)
+        for leaf, model_shape in zip(leaves, input_shapes, strict=False)
     )
     return leaves, (structure, kinds)
 
@@ -589,7 +588,9 @@ def _trace_shape(shape: tf.TensorShape, model_shape: tuple | None) -> tuple:
     if not dims:
         return ()
     if model_shape is not None and tf.TensorShape(model_shape).is_compatible_with(shape):
-        dims = tuple(None if free is None else dim for dim, free in zip(dims, model_shape))
+        dims = tuple(
+            None if free is None else dim for dim, free in zip(dims, model_shape, strict=False)
+        )
     return (None, *dims[1:])
 
 
@@ -610,7 +611,7 @@ def _flatten(x: Any) -> tuple[Any, list]:
     if isinstance(x, dict):
         keys = sorted(x)
         parts = [_flatten(x[key]) for key in keys]
-        nesting = ("dict", tuple((key, part[0]) for key, part in zip(keys, parts)))
+        nesting = ("dict", tuple((key, part[0]) for key, part in zip(keys, parts, strict=False)))
         return nesting, [leaf for part in parts for leaf in part[1]]
     if isinstance(x, list | tuple) and not _is_numbers(x):
         parts = [_flatten(item) for item in x]
@@ -646,12 +647,10 @@ def _check_fits(model: keras.Model, leaves: list) -> None:
     inputs = _symbolic_inputs(model)
     if len(inputs) != len(leaves):
         return  # Keras may still map them (a dict by name): the trace decides
-    for leaf, expected in zip(leaves, inputs):
+    for leaf, expected in zip(leaves, inputs, strict=False):
         shape = (None, *expected.shape[1:])
         strings = (leaf.dtype == tf.string, tf.as_dtype(expected.dtype) == tf.string)
-        fits = len(shape) != leaf.shape.rank or tf.TensorShape(shape).is_compatible_with(
-            leaf.shape
-        )
+        fits = len(shape) != leaf.shape.rank or tf.TensorShape(shape).is_compatible_with(leaf.shape)
         if not fits or strings[0] != strings[1]:
             raise ValueError(
                 f"model {model.name!r} expects inputs like {_describe_inputs(model)}; "

@@ -54,11 +54,13 @@ def run_page(page: Path) -> dict:
         return {"error": str(error), "blocks": []}
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     results = []
+    failed = False
     for block in blocks:
-        if results and results[-1]["status"] == "failed":
+        if failed:  # a reader's session stops at the first error: so does the page's
             results.append({"status": "blocked", "output": "", "error": "an earlier block failed"})
             continue
         results.append(run_block(block, namespace))
+        failed = results[-1]["status"] == "failed"
     return {"error": "", "blocks": results}
 
 
