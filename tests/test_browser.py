@@ -36,10 +36,13 @@ def chromium_path() -> str:
 
 
 def site_pages(site: Path) -> list[str]:
-    """URL paths of every HTML page of the site except the 404 page."""
+    """URL paths of every HTML page of the site except the 404 page and the package index
+    (``simple/``: pages for pip, checked by tests/test_package_wheel.py)."""
     pages = []
     for html in sorted(site.rglob("index.html")):
         relative = html.parent.relative_to(site).as_posix()
+        if relative == "simple" or relative.startswith("simple/"):
+            continue
         pages.append("/" if relative == "." else f"/{relative}/")
     return pages
 

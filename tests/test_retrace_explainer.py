@@ -781,3 +781,40 @@ def test_watch_every_tf_function_is_not_reentrant():
     ):
         pass
     assert tf.function is rx._ORIGINAL_TF_FUNCTION
+
+
+# Fault injection: a failing explanation never changes or breaks the call ----------------
+
+
+def test_a_failing_explanation_leaves_the_call_unchanged(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("injected failure")
+
+    monkeypatch.setattr(rx, "_changes", broken)
+    plain = tf.function(lambda x: x * 3)
+    watched = explain_retracing(lambda x: x * 3)
+    for n in (2, 3):
+        x = tf.range(n)
+        assert watched(x).numpy().tolist() == plain(x).numpy().tolist()
+    (reason,) = watched.retrace_reasons
+    assert reason.kind == "unknown"
+    assert "could not tell why (RuntimeError: injected failure)" in reason.message
+    assert rx.REPORT_URL in reason.message
+    assert watched.experimental_get_tracing_count() == 2
+
+
+def test_counting_fallback_records_each_retrace_without_a_cause():
+    from tf_retracing._counting import make_explain_retracing
+    from tf_retracing._counting import tracing_budget as counting_budget
+
+    explain = make_explain_retracing("TensorFlow 9.9 is outside the supported range")
+    watched = explain(lambda x: x + 1)
+    for n in (1, 2, 3):
+        assert watched(tf.zeros(n)).shape == (n,)
+    assert [r.kind for r in watched.retrace_reasons] == ["unknown", "unknown"]
+    assert "outside the supported range" in watched.retrace_reasons[0].message
+    with (
+        pytest.raises(RetracingBudgetExceeded, match="traced 1 times"),
+        counting_budget(watched, 0),
+    ):
+        watched(tf.zeros(4))

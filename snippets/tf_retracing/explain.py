@@ -26,9 +26,14 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
     script = argv[0]
+    if os.path.isdir(script):  # python runs a folder's __main__.py; this tool does not
+        print(f"tf_retracing.explain: {script!r} is a directory, not a script", file=sys.stderr)
+        return 1
     if not os.path.isfile(script):
-        problem = "is a directory" if os.path.isdir(script) else "No such file or directory"
-        print(f"tf_retracing.explain: can't open file {script!r}: {problem}", file=sys.stderr)
+        print(
+            f"tf_retracing.explain: can't open file {script!r}: No such file or directory",
+            file=sys.stderr,
+        )
         return 2
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = argv
@@ -40,12 +45,12 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         try:
-            return _run(script)
+            return _run(os.path.abspath(script))
         finally:
             sys.argv, sys.path[:] = saved_argv, saved_path
     with tf_retracing.watch_every_tf_function() as watches:
         try:
-            status = _run(script)
+            status = _run(os.path.abspath(script))
         finally:
             sys.argv, sys.path[:] = saved_argv, saved_path
             print(f"\n== retracing report for {script} ==", file=sys.stderr)
@@ -83,7 +88,8 @@ def _print_traceback(error: BaseException, script: str) -> None:
     target = os.path.abspath(script)
     while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != target:
         tb = tb.tb_next
-    traceback.print_exception(type(error), error, tb or error.__traceback__, file=sys.stderr)
+    # No frame of the script: it failed to compile, and Python shows no traceback lines.
+    traceback.print_exception(type(error), error, tb, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -83,7 +83,8 @@ def copy_site_sources(destination: Path) -> Path:
         shutil.copytree(
             ROOT / name, destination / name, ignore=shutil.ignore_patterns("__pycache__")
         )
-    shutil.copy(ROOT / "mkdocs.yml", destination / "mkdocs.yml")
+    for name in ("mkdocs.yml", "pyproject.toml", "LICENSE"):  # the build makes the wheel
+        shutil.copy(ROOT / name, destination / name)
     for notebook in (destination / "docs").rglob("*.ipynb"):
         content = json.loads(notebook.read_text("utf-8"))
         content["cells"] = [c for c in content["cells"] if c["cell_type"] != "code"]
