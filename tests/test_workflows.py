@@ -102,7 +102,28 @@ def test_zizmor_catches_an_unsafe_workflow(tmp_path):
 
 
 def test_the_expected_workflows_exist():
-    assert [p.name for p in WORKFLOWS] == ["checks.yml", "gpu-benchmark.yml", "pages.yml"]
+    assert [p.name for p in WORKFLOWS] == [
+        "checks.yml",
+        "gpu-benchmark.yml",
+        "pages.yml",
+        "release.yml",
+    ]
+
+
+def test_release_publishes_with_trusted_publishing_from_a_tag_only():
+    path = GITHUB / "workflows" / "release.yml"
+    workflow = load(path)
+    assert triggers(workflow) == {"push"}
+    assert workflow["on"]["push"] == {"tags": ["v*"]}
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    assert build["permissions"] == {"contents": "read"}
+    assert publish["permissions"] == {"id-token": "write"}
+    assert publish["needs"] == "build"
+    uses = [step.get("uses", "") for step in publish["steps"]]
+    assert any(u.startswith("pypa/gh-action-pypi-publish@") for u in uses)
+    assert "secrets." not in path.read_text()
+    runs = " ".join(step.get("run", "") for step in build["steps"])
+    assert "uv build" in runs and "twine" in runs and "check" in runs
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
