@@ -170,7 +170,37 @@ def explainer_extra(result: Mapping[str, Any]) -> str:
     )
 
 
-EXTRA_RENDERERS = {"weight_cache": weight_cache_extra, "explainer_overhead": explainer_extra}
+def serving_architectures_extra(result: Mapping[str, Any]) -> str:
+    rows = result["extra"]["architectures"]
+    lines = [
+        "\nSteady time per call (µs, median of the rounds) per architecture, and the speedup "
+        "of the shared graph over a dedicated `tf.function` per model (above 1: the shared "
+        "graph is faster; 95% CI over the rounds):\n",
+        "| Architecture | Variables | Batch | Shared graph | Dedicated | `predict_on_batch` "
+        "| Speedup (95% CI) | Traces: shared / dedicated |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for row in rows:
+        speedup = (
+            f"{number(row['speedup_median'], 2)} ({number(row['speedup_ci_low'], 2)}–"
+            f"{number(row['speedup_ci_high'], 2)})"
+        )
+        if row["route"] != "shared graph":
+            speedup += " (own route)"
+        lines.append(
+            f"| {row['architecture']} | {row['variables']} | {row['batch']} "
+            f"| {number(row['shared_us'])} | {number(row['dedicated_us'])} "
+            f"| {number(row['predict_on_batch_us'])} | {speedup} "
+            f"| {row['shared_traces']} / {row['dedicated_traces']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+EXTRA_RENDERERS = {
+    "weight_cache": weight_cache_extra,
+    "serving_architectures": serving_architectures_extra,
+    "explainer_overhead": explainer_extra,
+}
 
 
 def device_tables(name: str, results: Mapping[str, ResultsFile]) -> str:
