@@ -5,7 +5,7 @@ SITE_DIR ?= site
 # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: help env serve build test lint bench bench-quick clean
+.PHONY: help env serve build test lint bench bench-quick matrix clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -34,6 +34,10 @@ bench: env  ## run every benchmark scenario (full profile) and update benchmarks
 
 bench-quick: env  ## a short benchmark run (few repetitions), to try a change
 	$(PY) -m benchmarks run --quick
+
+# MATRIX_ARGS passes options through, e.g. MATRIX_ARGS="--only tf2.16 --jobs 2".
+matrix: env  ## run every page and the package tests on each TensorFlow of the version matrix
+	$(PY) -m tests.matrix run $(MATRIX_ARGS)
 
 clean:  ## remove the built site and the environments
 	rm -rf site .venv .tools .pytest_cache

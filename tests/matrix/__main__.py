@@ -1,0 +1,61 @@
+"""python -m tests.matrix {run,lock,list}: see tests/matrix/runner.py."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from tests.matrix import runner, schema
+from tests.matrix.entries import ENTRIES
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.matrix")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run entries and merge them into the results file")
+    lock = commands.add_parser("lock", help="resolve each entry's exact pins into its lock")
+    commands.add_parser("list", help="the declared entries")
+    for sub in (run, lock):
+        sub.add_argument("--only", nargs="+", metavar="ID", help="these entries only")
+    run.add_argument("--out", type=Path, default=schema.RESULTS_FILE)
+    run.add_argument("--cache", type=Path, default=runner.DEFAULT_CACHE)
+    run.add_argument("--jobs", type=int, default=1, help="pages run at once (default 1)")
+    run.add_argument("--no-package-tests", action="store_true")
+    run.add_argument("--page", action="append", help="only this page (for trying a change)")
+    args = parser.parse_args(argv)
+
+    entries = list(ENTRIES)
+    if getattr(args, "only", None):
+        unknown = set(args.only) - {e.id for e in ENTRIES}
+        if unknown:
+            parser.error(f"unknown entries: {', '.join(sorted(unknown))}")
+        entries = [e for e in ENTRIES if e.id in args.only]
+    if args.command == "list":
+        for entry in entries:
+            print(f"{entry.id:18} Python {entry.python}  {' '.join(entry.requirements)}")
+        return 0
+    if args.command == "lock":
+        for entry in entries:
+            try:
+                print(runner.write_lock(entry))
+            except runner.EnvironmentFailed as error:
+                print(f"{entry.id}: cannot be resolved:\n{error}", file=sys.stderr)
+        return 0
+    if args.page and args.out == schema.RESULTS_FILE:
+        parser.error("--page gives a partial run: write it elsewhere with --out")
+    runner.run(
+        entries,
+        out=args.out,
+        cache=args.cache,
+        jobs=max(1, args.jobs),
+        command=shlex.join(["python", "-m", "tests.matrix", *(argv or sys.argv[1:])]),
+        run_tests=not args.no_package_tests,
+        page_names=args.page,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

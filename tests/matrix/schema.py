@@ -1,0 +1,289 @@
+"""The matrix results file: its schema, and loading and writing it.
+
+Every problem is reported as ``<file>: <field path>: <what is wrong>``. A file that is
+written is checked first and replaced atomically, so a failed write leaves the old file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.matrix.entries import ID_PATTERN
+
+SCHEMA_VERSION = 1
+RESULTS_FILE = Path(__file__).parent / "results.json"
+BLOCK_STATUSES = ("passed", "differs", "failed", "not-applicable")
+
+
+class ResultsError(Exception):
+    """A results file that cannot be used; the message names the file and the field."""
+
+
+Check = Callable[[Any, str, list[str]], None]
+
+
+def _type(kind: type | tuple[type, ...], name: str) -> Check:
+    def check(value: Any, where: str, errors: list[str]) -> None:
+        # bool is an int to Python, never a number or a count to this file.
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            errors.append(f"{where}: expected {name}, found {json.dumps(value)[:60]}")
+
+    return check
+
+
+text = _type(str, "a string")
+flag = _type(bool, "true or false")
+
+
+def number(value: Any, where: str, errors: list[str]) -> None:
+    _type((int, float), "a number")(value, where, errors)
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if is_number and (not math.isfinite(value) or value < 0):
+        errors.append(f"{where}: expected a finite number >= 0, found {value}")
+
+
+def count(value: Any, where: str, errors: list[str]) -> None:
+    _type(int, "a whole number")(value, where, errors)
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        errors.append(f"{where}: expected a whole number >= 0, found {value}")
+
+
+def optional(check: Check) -> Check:
+    def inner(value: Any, where: str, errors: list[str]) -> None:
+        if value is not None:
+            check(value, where, errors)
+
+    return inner
+
+
+def one_of(*allowed: str) -> Check:
+    def check(value: Any, where: str, errors: list[str]) -> None:
+        if value not in allowed:
+            errors.append(f"{where}: expected one of {', '.join(allowed)}, found {value!r}")
+
+    return check
+
+
+def identifier(value: Any, where: str, errors: list[str]) -> None:
+    if not isinstance(value, str) or not ID_PATTERN.match(value):
+        errors.append(f"{where}: expected an identifier ([a-z0-9.+-]), found {value!r}")
+
+
+def list_of(check: Check) -> Check:
+    def inner(value: Any, where: str, errors: list[str]) -> None:
+        if not isinstance(value, list):
+            errors.append(f"{where}: expected a list")
+            return
+        for index, item in enumerate(value):
+            check(item, f"{where}[{index}]", errors)
+
+    return inner
+
+
+def mapping_of(check: Check) -> Check:
+    def inner(value: Any, where: str, errors: list[str]) -> None:
+        if not isinstance(value, dict):
+            errors.append(f"{where}: expected an object")
+            return
+        for key, item in value.items():
+            check(item, f"{where}.{key}", errors)
+
+    return inner
+
+
+def fields(spec: Mapping[str, Check]) -> Check:
+    def inner(value: Any, where: str, errors: list[str]) -> None:
+        if not isinstance(value, dict):
+            errors.append(f"{where}: expected an object")
+            return
+        for key, check in spec.items():
+            if key not in value:
+                errors.append(f"{where}.{key}: missing field")
+            else:
+                check(value[key], f"{where}.{key}", errors)
+        for key in value.keys() - spec.keys():
+            errors.append(f"{where}.{key}: unknown field")
+
+    return inner
+
+
+BLOCK = fields({"status": one_of(*BLOCK_STATUSES), "output": text, "error": text})
+PAGE_RESULT = fields({"error": text, "blocks": list_of(BLOCK)})
+PROVENANCE = fields({"date": text, "commit": text, "command": text, "machine": text, "uv": text})
+VERSIONS = fields(
+    {
+        "python": text,
+        "tensorflow": text,
+        "keras": optional(text),
+        "numpy": optional(text),
+        "tf_keras": optional(text),
+        "tf_retracing": optional(text),
+    }
+)
+PACKAGE = fields(
+    {
+        "import": fields(
+            {
+                "status": one_of("ok", "failed"),
+                "error": text,
+                "explainer_unavailable": optional(text),
+                "warnings": list_of(text),
+            }
+        ),
+        "tests": fields(
+            {
+                "status": one_of("passed", "failed", "not-run"),
+                "passed": count,
+                "failed": count,
+                "skipped": count,
+                "failures": list_of(fields({"test": text, "message": text})),
+                "seconds": number,
+            }
+        ),
+    }
+)
+ENVIRONMENT = fields(
+    {"status": one_of("ok", "failed"), "message": text, "cached": flag, "seconds": number}
+)
+ENTRY_COMMON = {
+    "id": identifier,
+    "label": text,
+    "requirements": list_of(text),
+    "env": mapping_of(text),
+    "provenance": PROVENANCE,
+    "declared_support": flag,
+    "environment": ENVIRONMENT,
+    "pages": mapping_of(PAGE_RESULT),
+    "seconds": number,
+}
+ENTRY_OK = fields(
+    {**ENTRY_COMMON, "versions": VERSIONS, "installed": list_of(text), "package": PACKAGE}
+)
+ENTRY_FAILED = fields(
+    {**ENTRY_COMMON, "versions": optional(VERSIONS), "package": optional(PACKAGE)}
+)
+DOCUMENT = {
+    "schema_version": count,
+    "complete": flag,
+    "declared_entries": list_of(identifier),
+    "pages": mapping_of(list_of(fields({"sha256": text}))),
+    "entries": _type(list, "a list"),
+}
+
+
+def validate(data: Any, require_complete: bool = False) -> list[str]:
+    """Every problem of a results document, each as ``<field path>: <problem>``."""
+    if not isinstance(data, dict):
+        return ["(top level): expected an object"]
+    if data.get("schema_version") != SCHEMA_VERSION:
+        return [f"schema_version: expected {SCHEMA_VERSION}, found {data.get('schema_version')!r}"]
+    errors: list[str] = []
+    fields(DOCUMENT)(data, "", errors)
+    errors = [e.removeprefix(".") for e in errors]
+    if errors:
+        return errors
+    seen: set[str] = set()
+    for index, entry in enumerate(data["entries"]):
+        where = f"entries[{index}]"
+        ok = isinstance(entry, dict) and entry.get("environment", {}).get("status") == "ok"
+        before = len(errors)
+        (ENTRY_OK if ok else ENTRY_FAILED)(entry, where, errors)
+        if len(errors) > before:
+            continue
+        if entry["id"] in seen:
+            errors.append(f"{where}.id: {entry['id']!r} appears twice")
+        seen.add(entry["id"])
+        if entry["id"] not in data["declared_entries"]:
+            errors.append(f"{where}.id: {entry['id']!r} is not in declared_entries")
+        if ok:
+            errors.extend(_pages_agree(entry["pages"], data["pages"], f"{where}.pages"))
+        elif entry["pages"]:
+            errors.append(f"{where}.pages: an entry without an environment ran no page")
+    missing = [i for i in data["declared_entries"] if i not in seen]
+    if data["complete"] and missing:
+        errors.append(f"complete: true, but entries {', '.join(missing)} are missing")
+    if require_complete and not data["complete"]:
+        errors.append(
+            "complete: false: a partial run"
+            + (f" (missing {', '.join(missing)})" if missing else "")
+            + "; run every entry before publishing"
+        )
+    return errors
+
+
+def _pages_agree(ran: dict, pages: dict, where: str) -> list[str]:
+    errors = []
+    for name in pages.keys() - ran.keys():
+        errors.append(f"{where}.{name}: missing page")
+    for name in ran.keys() - pages.keys():
+        errors.append(f"{where}.{name}: page not in the document's pages")
+    for name in ran.keys() & pages.keys():
+        if len(ran[name]["blocks"]) != len(pages[name]):
+            errors.append(
+                f"{where}.{name}.blocks: {len(ran[name]['blocks'])} results for "
+                f"{len(pages[name])} blocks"
+            )
+    return errors
+
+
+def read_document(path: Path, require_complete: bool = False) -> dict:
+    """Load and check a results file, or raise ``ResultsError`` naming file and field."""
+    try:
+        raw = path.read_text("utf-8")
+    except OSError as error:
+        raise ResultsError(f"{path}: cannot be read ({error.strerror})") from error
+    if not raw.strip():
+        raise ResultsError(f"{path}: the file is empty")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ResultsError(
+            f"{path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        ) from error
+    errors = validate(data, require_complete)
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ResultsError(f"{path}: {errors[0]}{more}")
+    return data
+
+
+def block_digest(code: str, expected_output: str | None) -> str:
+    """Identifies a block's code and shown output, to tell whether results are for it."""
+    return hashlib.sha256(f"{code}\0{expected_output or ''}".encode()).hexdigest()[:16]
+
+
+def document(entries: Sequence[dict], pages: Mapping[str, Sequence], declared: Iterable) -> dict:
+    """A results document for ``entries`` run on ``pages`` (name -> DocBlocks)."""
+    declared_ids = [e.id for e in declared]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "complete": all(i in {e["id"] for e in entries} for i in declared_ids),
+        "declared_entries": declared_ids,
+        "pages": {
+            name: [{"sha256": block_digest(b.code, b.expected_output)} for b in blocks]
+            for name, blocks in pages.items()
+        },
+        "entries": list(entries),
+    }
+
+
+def write_document(path: Path, data: dict) -> None:
+    errors = validate(data)
+    if errors:
+        raise ResultsError(f"{path}: refusing to write: {errors[0]}")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(data, file, indent=1, ensure_ascii=False)
+            file.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
