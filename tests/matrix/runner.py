@@ -429,7 +429,7 @@ def run_entry(
     entry: Entry,
     work: Workspace,
     cache: Path,
-    command: str,
+    started_from: dict,
     jobs: int,
     progress: Progress,
     run_tests: bool = True,
@@ -440,7 +440,7 @@ def run_entry(
         "label": entry.label,
         "requirements": entry.requirements,
         "env": dict(entry.env),
-        "provenance": provenance(command),
+        "provenance": started_from,
         "declared_support": declared_support(entry.tensorflow),
     }
     try:
@@ -570,6 +570,8 @@ def run(
     until every declared entry is in it, it says ``"complete": false``.
     """
     started = time.monotonic()
+    # Taken once, at the start: the commit whose pages and package every entry ran.
+    origin = provenance(command)
     with tempfile.TemporaryDirectory(prefix="tf-retracing-matrix-") as tmp:
         work = prepare(Path(tmp), page_names)
         kept = kept_entries(out, work.pages, progress)
@@ -579,7 +581,7 @@ def run(
         )
         for number, entry in enumerate(entries, 1):
             progress(f"[{number}/{len(entries)}] {entry.id} ({', '.join(entry.requirements)})")
-            kept[entry.id] = run_entry(entry, work, cache, command, jobs, progress, run_tests)
+            kept[entry.id] = run_entry(entry, work, cache, origin, jobs, progress, run_tests)
             progress(f"   {entry.id} done in {kept[entry.id]['seconds']:.0f} s")
             document = schema.document(
                 [kept[e.id] for e in ENTRIES if e.id in kept], work.pages, ENTRIES
