@@ -2,14 +2,24 @@
 
 The versions are read from the environment that builds the site, which is the same
 locked environment the tests execute every block in, so they are never typed by hand.
+The note also states where else the page's blocks were run, from the version matrix's
+results file (``tests/matrix/results.json``), with the range on which they all held.
 """
 
 from __future__ import annotations
 
+import os
 import platform
+import posixpath
 import re
 from functools import cache
 from importlib.metadata import version
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+from tests.matrix import render
+from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
 _PYTHON_FENCE = re.compile(r"^\s*```python\b", re.MULTILINE)
 _FIRST_HEADING = re.compile(r"^# .*$", re.MULTILINE)
@@ -25,14 +35,35 @@ def versions_note() -> str:
     )
 
 
-def stamp(markdown: str) -> str:
-    """Insert the versions note after the page title when the page has Python blocks."""
+def stamp(markdown: str, measured: str = "") -> str:
+    """Insert the versions note after the page title when the page has Python blocks.
+
+    ``measured`` is a sentence on the version matrix's range, added to the note.
+    """
     if not _PYTHON_FENCE.search(markdown):
         return markdown
     heading = _FIRST_HEADING.search(markdown)
     at = heading.end() if heading else 0
-    return f"{markdown[:at]}\n\n{versions_note()}\n{markdown[at:]}"
+    note = versions_note() + (f"    {measured}\n" if measured else "")
+    return f"{markdown[:at]}\n\n{note}\n{markdown[at:]}"
 
 
-def on_page_markdown(markdown: str, **_: object) -> str:
-    return stamp(markdown)
+@cache
+def _matrix(path: str) -> dict:
+    try:
+        return read_document(Path(path), require_complete=True)
+    except ResultsError as error:
+        raise PluginError(f"version matrix results: {error}") from error
+
+
+def on_config(config, **_):
+    _matrix.cache_clear()
+    _matrix(os.environ.get("MATRIX_RESULTS") or str(RESULTS_FILE))
+    return config
+
+
+def on_page_markdown(markdown: str, page, **_: object) -> str:
+    doc = _matrix(os.environ.get("MATRIX_RESULTS") or str(RESULTS_FILE))
+    src = page.file.src_uri
+    versions = posixpath.relpath(render.VERSIONS_PAGE, posixpath.dirname(src) or ".")
+    return stamp(markdown, render.measured_range_sentence(doc, f"docs/{src}", versions))

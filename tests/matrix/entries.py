@@ -95,7 +95,10 @@ def interpreter(python: str, pyenv_root: Path | None = None) -> Path:
     if os.environ.get(variable):
         return Path(os.environ[variable])
     root = pyenv_root or Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    found = sorted(glob.glob(str(root / "versions" / f"{python}.*" / "bin" / f"python{python}")))
+    found = sorted(
+        glob.glob(str(root / "versions" / f"{python}.*" / "bin" / f"python{python}")),
+        key=lambda path: [int(p) if p.isdigit() else -1 for p in Path(path).parts[-3].split(".")],
+    )
     if not found:
         raise InterpreterNotFound(
             f"no Python {python} under {root}/versions and ${variable} is not set"

@@ -340,11 +340,10 @@ def junit_summary(report: Path) -> dict:
             problem = case.find("error")
         if problem is not None:
             counts["failed"] += 1
-            message = (problem.get("message") or "").strip().splitlines()
             failures.append(
                 {
                     "test": f"{case.get('classname')}::{case.get('name')}",
-                    "message": clip(message[0] if message else "", 300),
+                    "message": clip(failure_line(problem), 300),
                 }
             )
         elif case.find("skipped") is not None:
@@ -354,12 +353,32 @@ def junit_summary(report: Path) -> dict:
     return {**counts, "failures": failures}
 
 
+def failure_line(problem: ET.Element) -> str:
+    """The line that says what went wrong: pytest's message, or for a module that could
+    not even be collected (message "collection failure"), its exception line."""
+    message = (problem.get("message") or "").strip()
+    if message and message != "collection failure":
+        return message.splitlines()[0]
+    lines = [line.strip() for line in (problem.text or "").splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("E ")]
+    return (errors[-1][1:].strip() if errors else lines[-1] if lines else message) or "failed"
+
+
 def run_package_tests(python: Path, entry: Entry, work: Workspace, out: Path) -> dict:
     start = time.monotonic()
     report = out / f"{entry.id}-junit.xml"
     try:
         proc = subprocess.run(
-            [str(python), "-I", "-m", "pytest", "-q", f"--junitxml={report}", "."],
+            [
+                str(python),
+                "-I",
+                "-m",
+                "pytest",
+                "-q",
+                "--continue-on-collection-errors",
+                f"--junitxml={report}",
+                ".",
+            ],
             cwd=work.tests,
             capture_output=True,
             text=True,

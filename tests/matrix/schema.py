@@ -195,11 +195,15 @@ def validate(data: Any, require_complete: bool = False) -> list[str]:
         ok = isinstance(entry, dict) and entry.get("environment", {}).get("status") == "ok"
         before = len(errors)
         (ENTRY_OK if ok else ENTRY_FAILED)(entry, where, errors)
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            seen.add(entry["id"])
         if len(errors) > before:
             continue
-        if entry["id"] in seen:
+        if (
+            list(data["entries"]).count(entry) > 1
+            or [e.get("id") for e in data["entries"] if isinstance(e, dict)].count(entry["id"]) > 1
+        ):
             errors.append(f"{where}.id: {entry['id']!r} appears twice")
-        seen.add(entry["id"])
         if entry["id"] not in data["declared_entries"]:
             errors.append(f"{where}.id: {entry['id']!r} is not in declared_entries")
         if ok:

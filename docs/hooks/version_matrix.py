@@ -1,0 +1,78 @@
+"""MkDocs hook: the version matrix, rendered at build time from tests/matrix/results.json.
+
+The file is loaded and checked in ``on_config``, before MkDocs writes anything, and a bad
+or partial file fails the build naming the file and the field. ``MATRIX_RESULTS`` names
+another file (the scheduled workflow builds with the file it has just produced). The logic
+lives in ``tests.matrix.render``; this file only wires it to MkDocs events.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import tomllib
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+from tests.harness.codeblocks import page_blocks
+from tests.matrix import render
+from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
+
+ROOT = Path(__file__).resolve().parents[2]
+_loaded: dict[str, object] = {}
+
+
+def results_path() -> Path:
+    return Path(os.environ["MATRIX_RESULTS"]) if os.environ.get("MATRIX_RESULTS") else RESULTS_FILE
+
+
+def load() -> dict:
+    """The checked results document, loaded once per build."""
+    if "doc" not in _loaded:
+        try:
+            _loaded["doc"] = read_document(results_path(), require_complete=True)
+        except ResultsError as error:
+            raise PluginError(f"version matrix results: {error}") from error
+    return _loaded["doc"]  # type: ignore[return-value]
+
+
+def declared_tensorflow() -> str:
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    return next(d for d in dependencies if d.replace(" ", "").startswith("tensorflow"))
+
+
+def on_config(config, **_):
+    _loaded.clear()
+    load()
+    return config
+
+
+def on_page_markdown(markdown, page, config, **_):
+    doc = load()
+    src = page.file.src_uri
+    page_dir = posixpath.dirname(src)
+
+    def link(target: str) -> str:
+        return posixpath.relpath(target, page_dir or ".")
+
+    def page_link(name: str) -> str | None:
+        return link(name.removeprefix("docs/")) if name.startswith("docs/") else None
+
+    try:
+        markdown = render.replace_markers(markdown, src, doc, declared_tensorflow(), page_link)
+        name = f"docs/{src}"
+        if name in doc["pages"]:
+            path = Path(config["docs_dir"]) / src
+            markdown = render.add_block_notes(
+                markdown, name, page_blocks(path), doc, reference(), link(render.VERSIONS_PAGE)
+            )
+    except render.MarkerError as error:
+        raise PluginError(str(error)) from error
+    return markdown
+
+
+def reference() -> str:
+    from importlib.metadata import version
+
+    return f"TensorFlow {version('tensorflow')} with Keras {version('keras')}"

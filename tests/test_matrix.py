@@ -1,0 +1,509 @@
+"""The version matrix: its results schema, its rendering, the runner's bookkeeping, and the
+agreement of the package's declared TensorFlow range with what the matrix measured.
+
+Pull-request checks never run the matrix itself (``make matrix``); these tests use the
+fixture in tests/fixtures/matrix and the committed results file.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import re
+import tomllib
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+from packaging.requirements import Requirement
+
+from tests.harness.codeblocks import ROOT, DocBlock, page_blocks
+from tests.harness.processes import build_site, copy_site_sources
+from tests.matrix import render, runner
+from tests.matrix.entries import ENTRIES, Entry, InterpreterNotFound, interpreter
+from tests.matrix.schema import (
+    RESULTS_FILE,
+    ResultsError,
+    block_digest,
+    document,
+    read_document,
+    validate,
+    write_document,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "matrix" / "results.json"
+
+
+@pytest.fixture
+def doc() -> dict:
+    return json.loads(FIXTURE.read_text("utf-8"))
+
+
+def write(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "results.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data), "utf-8")
+    return path
+
+
+def load_error(path: Path, require_complete: bool = True) -> str:
+    with pytest.raises(ResultsError) as caught:
+        read_document(path, require_complete)
+    return str(caught.value)
+
+
+# --- the schema -----------------------------------------------------------------------
+
+
+def test_the_fixture_is_valid_and_complete():
+    loaded = read_document(FIXTURE, require_complete=True)
+    assert [e["id"] for e in loaded["entries"]] == ["tf2.13", "tf2.16", "tf2.21"]
+
+
+def test_the_committed_results_are_valid_and_cover_every_declared_entry():
+    loaded = read_document(RESULTS_FILE, require_complete=True)
+    assert loaded["declared_entries"] == [e.id for e in ENTRIES]
+
+
+def test_missing_file_empty_file_and_invalid_json(tmp_path):
+    assert "cannot be read" in load_error(tmp_path / "absent.json")
+    path = write(tmp_path, "")
+    assert load_error(path) == f"{path}: the file is empty"
+    path = write(tmp_path, '{"schema_version": 1,')
+    assert load_error(path).startswith(f"{path}: invalid JSON at line 1")
+
+
+def test_wrong_schema_version(tmp_path, doc):
+    doc["schema_version"] = 7
+    path = write(tmp_path, doc)
+    assert load_error(path) == f"{path}: schema_version: expected 1, found 7"
+
+
+def test_a_missing_field_is_named_with_its_path(tmp_path, doc):
+    del doc["entries"][0]["pages"]["docs/install.md"]["blocks"][0]["output"]
+    path = write(tmp_path, doc)
+    assert load_error(path) == (
+        f"{path}: entries[0].pages.docs/install.md.blocks[0].output: missing field"
+    )
+
+
+def test_an_unknown_status_is_named(tmp_path, doc):
+    doc["entries"][2]["pages"]["docs/install.md"]["blocks"][0]["status"] = "ok"
+    path = write(tmp_path, doc)
+    assert load_error(path) == (
+        f"{path}: entries[2].pages.docs/install.md.blocks[0].status: expected one of "
+        "passed, differs, failed, not-applicable, found 'ok'"
+    )
+
+
+def test_a_wrong_type_is_named(tmp_path, doc):
+    doc["entries"][0]["package"]["tests"]["passed"] = True
+    path = write(tmp_path, doc)
+    assert load_error(path) == (
+        f"{path}: entries[0].package.tests.passed: expected a whole number, found true"
+    )
+
+
+def test_a_partial_run_is_refused_for_publishing(tmp_path, doc):
+    doc["entries"].pop(2)
+    doc["complete"] = False
+    path = write(tmp_path, doc)
+    assert read_document(path)["complete"] is False  # the runner may read it back
+    assert load_error(path) == (
+        f"{path}: complete: false: a partial run (missing tf2.21); run every entry before "
+        "publishing"
+    )
+
+
+def test_complete_must_be_true_to_the_entries(tmp_path, doc):
+    doc["entries"].pop(0)
+    path = write(tmp_path, doc)
+    assert load_error(path) == f"{path}: complete: true, but entries tf2.13 are missing"
+
+
+def test_an_entry_must_have_a_result_for_every_block(tmp_path, doc):
+    doc["entries"][2]["pages"]["docs/guide/causes.md"]["blocks"].pop()
+    path = write(tmp_path, doc)
+    assert load_error(path) == (
+        f"{path}: entries[2].pages.docs/guide/causes.md.blocks: 2 results for 3 blocks"
+    )
+
+
+def test_identifiers_cannot_carry_markup(tmp_path, doc):
+    doc["entries"][0]["id"] = "<b>x</b>"
+    path = write(tmp_path, doc)
+    assert "entries[0].id: expected an identifier" in load_error(path)
+
+
+def test_a_failed_environment_carries_the_installers_message_and_no_pages(tmp_path, doc):
+    doc["entries"][1]["pages"] = {"docs/install.md": {"error": "", "blocks": []}}
+    path = write(tmp_path, doc)
+    assert load_error(path) == (
+        f"{path}: entries[1].pages: an entry without an environment ran no page"
+    )
+
+
+def test_writing_refuses_an_invalid_document_and_keeps_the_old_file(tmp_path, doc):
+    path = write(tmp_path, doc)
+    before = path.read_text()
+    broken = copy.deepcopy(doc)
+    broken["entries"][0]["seconds"] = float("nan")
+    with pytest.raises(ResultsError, match=r"entries\[0\]\.seconds: expected a finite number"):
+        write_document(path, broken)
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+# --- rendering ------------------------------------------------------------------------
+
+
+PAGE = """# A page
+
+```python
+print("one")
+```
+
+<!--pytest-codeblocks:expected-output-->
+
+```text
+one
+```
+
+Between.
+
+```python title="second"
+print("two")
+```
+
+```python
+x = 3
+```
+"""
+
+
+def blocks_of(markdown: str, page: str = "docs/page.md") -> list[DocBlock]:
+    from tests.harness.codeblocks import extract_python_blocks
+
+    return extract_python_blocks(markdown, page)
+
+
+def doc_for(page: str, blocks: list[DocBlock], outcomes: dict[str, list[tuple]]) -> dict:
+    entries = []
+    for entry_id, results in outcomes.items():
+        entries.append(
+            {
+                "id": entry_id,
+                "environment": {"status": "ok"},
+                "env": {},
+                "pages": {
+                    page: {
+                        "error": "",
+                        "blocks": [{"status": s, "output": o, "error": e} for s, o, e in results],
+                    }
+                },
+            }
+        )
+    return {
+        "pages": {page: [{"sha256": block_digest(b.code, b.expected_output)} for b in blocks]},
+        "entries": entries,
+    }
+
+
+def test_a_note_goes_under_the_shown_output_of_the_block_it_is_about():
+    blocks = blocks_of(PAGE)
+    doc = doc_for(
+        "docs/page.md",
+        blocks,
+        {
+            "tf2.13": [("differs", "uno\n", ""), ("passed", "two\n", ""), ("passed", "", "")],
+            "tf2.14": [("differs", "uno\n", ""), ("failed", "", "Trace\nValueError: no\n"),
+                       ("not-applicable", "", "an earlier block on the page failed")],
+            "tf2.21": [("passed", "one\n", ""), ("passed", "two\n", ""), ("passed", "", "")],
+        },
+    )  # fmt: skip
+    out = render.add_block_notes(PAGE, "docs/page.md", blocks, doc, "TF 2.21", "../v.md")
+    first, second = out.index("prints something else on TF 2.13–2.14"), out.index("raises on")
+    assert out.index("```text\none\n```") < first < out.index("Between.") < second
+    assert '=== "TF 2.13–2.14: prints"\n\n        ```text\n        uno\n        ```' in out
+    assert '=== "TF 2.14: raises"\n\n        ```text\n        ValueError: no\n' in out
+    assert out.count("??? note") == 2  # nothing under the third block
+
+
+def test_notes_are_left_out_for_blocks_changed_since_the_run():
+    blocks = blocks_of(PAGE)
+    doc = doc_for("docs/page.md", blocks, {"tf2.13": [("differs", "uno\n", "")] * 3})
+    edited = PAGE.replace('print("one")', 'print("one", end="\\n")')
+    out = render.add_block_notes(edited, "docs/page.md", blocks_of(edited), doc, "x", "v.md")
+    assert "uno" not in out.split("Between.")[0]
+    assert out.count("??? note") == 2
+
+
+def test_the_hook_refuses_to_guess_when_it_finds_other_blocks_than_the_harness():
+    blocks = blocks_of(PAGE)
+    doc = doc_for("docs/page.md", blocks, {"tf2.13": [("passed", "", "")] * 3})
+    with pytest.raises(render.MarkerError, match="found 3 Python blocks where the harness finds 5"):
+        render.add_block_notes(PAGE, "docs/page.md", blocks[:2] + blocks, doc, "x", "v.md")
+
+
+def test_output_from_the_results_file_stays_text():
+    hostile = "```\n<script>alert(1)</script>\n**bold** [link](http://x)\n````"
+    note = render.block_note(
+        {"tf2.13": render.Outcome("differs", hostile, "")}, "TF <2>", "../versions.md"
+    )
+    assert "`````text\n        ```\n        <script>" in note
+    assert note.rstrip().endswith("        `````")
+    assert "TF &lt;2&gt;" in note
+    assert render.plain("<b>**x**</b> [a](b)") == (
+        "&lt;b&gt;&#42;&#42;x&#42;&#42;&lt;/b&gt; &#91;a&#93;&#40;b&#41;"
+    )
+
+
+def test_span_joins_consecutive_releases():
+    assert render.span(["tf2.15", "tf2.13", "tf2.14", "tf2.21-tf-keras"]) == (
+        "TF 2.13–2.15, TF 2.21 + tf-keras"
+    )
+    assert render.span(["tf2.13", "tf2.16", "tf2.17"]) == "TF 2.13, TF 2.16–2.17"
+
+
+def test_the_versions_page_has_a_cell_per_page_and_entry_linking_to_its_details(doc):
+    md = (ROOT / "docs" / "versions.md").read_text("utf-8")
+    out = render.replace_markers(md, "versions.md", doc, "tensorflow>=2.16", lambda n: n)
+    assert "version-matrix:" not in out
+    assert "| Page | TF 2.13 | TF 2.16 | TF 2.21 |" in out
+    row = next(line for line in out.splitlines() if line.startswith("| [guide/causes.md]"))
+    cells = row.split(" | ")[1:]
+    assert cells[0] == "[1 pass · **1 fail** · 1 not run](#entry-tf2-13-docs-guide-causes-md)"
+    assert cells[1] == "[no environment](#entry-tf2-16)"
+    for target in re.findall(r"\]\(#([a-z0-9-]+)\)", out):
+        assert f"{{#{target}}}" in out, f"link to a missing anchor #{target}"
+    assert "No solution found when resolving dependencies" in out  # the installer's message
+    assert "\n    TypeError: <b>bold</b> **not markup** `tick`\n" in out  # inside its fence
+    assert "tensorflow&gt;=2.16" in out
+
+
+def test_markers_belong_on_the_versions_page_only(doc):
+    with pytest.raises(render.MarkerError, match=r"guide/x\.md: version-matrix markers belong"):
+        render.replace_markers("<!-- version-matrix:table -->", "guide/x.md", doc, "", str)
+    with pytest.raises(render.MarkerError, match="unknown marker version-matrix:tabel"):
+        render.replace_markers("<!-- version-matrix:tabel -->", "versions.md", doc, "", str)
+
+
+def test_the_measured_range_sentence_names_where_every_block_held(doc):
+    sentence = render.measured_range_sentence(doc, "docs/guide/causes.md", "../versions.md")
+    assert sentence == (
+        "The [version matrix](../versions.md#page-docs-guide-causes-md) also ran them on "
+        "TF 2.13, TF 2.21: the same output on TF 2.21; on TF 2.13 some blocks print "
+        "something else or raise, as the notes under them show. No environment could be "
+        "created for TF 2.16."
+    )
+    assert render.measured_range_sentence(doc, "docs/other.md", "v.md") == ""
+
+
+# --- the hooks ------------------------------------------------------------------------
+
+
+def load_hook(name: str):
+    spec = importlib.util.spec_from_file_location(
+        f"{name}_hook", ROOT / "docs" / "hooks" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_hook_fails_naming_file_and_field(tmp_path, doc, monkeypatch):
+    del doc["entries"][2]["provenance"]["commit"]
+    path = write(tmp_path, doc)
+    monkeypatch.setenv("MATRIX_RESULTS", str(path))
+    for name in ("version_matrix", "verified_versions"):
+        with pytest.raises(PluginError) as caught:
+            load_hook(name).on_config(config=None)
+        assert str(caught.value) == (
+            f"version matrix results: {path}: entries[2].provenance.commit: missing field"
+        )
+
+
+def test_the_hook_renders_the_versions_page_from_the_fixture(doc, monkeypatch):
+    monkeypatch.setenv("MATRIX_RESULTS", str(FIXTURE))
+    hook = load_hook("version_matrix")
+    hook.on_config(config=None)
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="versions.md"))
+    out = hook.on_page_markdown(
+        (ROOT / "docs" / "versions.md").read_text(), page=page, config={"docs_dir": "docs"}
+    )
+    assert "[guide/causes.md](guide/causes.md){#page-docs-guide-causes-md}" in out
+
+
+@pytest.mark.slow
+def test_the_build_fails_on_a_partial_results_file_before_writing_a_page(
+    tmp_path, doc, monkeypatch
+):
+    project = copy_site_sources(tmp_path / "project")
+    doc["complete"] = False
+    monkeypatch.setenv("MATRIX_RESULTS", str(write(tmp_path, doc)))
+    proc = build_site(project / "mkdocs.yml", project / "site")
+    assert proc.returncode != 0
+    assert f"{tmp_path / 'results.json'}: complete: false: a partial run" in proc.stderr
+    site = project / "site"
+    assert not site.exists() or not list(site.rglob("*.html"))
+
+
+@pytest.mark.slow
+def test_the_built_site_has_the_versions_page_and_notes_under_blocks(built_site):
+    results = read_document(RESULTS_FILE, require_complete=True)
+    versions = (built_site / "versions" / "index.html").read_text("utf-8")
+    assert "version-matrix:" not in versions
+    for entry in results["entries"]:
+        assert f'id="{render.anchor("entry", entry["id"])}"' in versions
+    noted = [
+        (name, index)
+        for name, recorded in results["pages"].items()
+        for index in range(1, len(recorded) + 1)
+        if name.startswith("docs/guide/")
+        and any(
+            e["environment"]["status"] == "ok"
+            and e["pages"][name]["blocks"][index - 1]["status"] in ("differs", "failed")
+            for e in results["entries"]
+        )
+    ]
+    for name in {name for name, _ in noted}:
+        html_page = built_site / name.removeprefix("docs/").removesuffix(".md") / "index.html"
+        text = html_page.read_text("utf-8")
+        fresh = render.current(results, name, page_blocks(ROOT / name))
+        expected = sum(1 for n, i in noted if n == name and fresh[i - 1])
+        assert text.count("Other versions: this block") == expected, name
+        assert "version matrix" in text
+
+
+# --- the runner -----------------------------------------------------------------------
+
+
+def test_interpreters_are_found_on_the_machine_never_downloaded(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYTHON311", raising=False)
+    for version in ("3.11.2", "3.11.10"):
+        binary = tmp_path / "versions" / version / "bin" / "python3.11"
+        binary.parent.mkdir(parents=True)
+        binary.touch()
+    assert interpreter("3.11", tmp_path).parts[-3] == "3.11.10"
+    with pytest.raises(InterpreterNotFound, match=r"no Python 3\.9 under"):
+        interpreter("3.9", tmp_path)
+    monkeypatch.setenv("PYTHON311", "/opt/py/bin/python3.11")
+    assert interpreter("3.11", tmp_path) == Path("/opt/py/bin/python3.11")
+
+
+def test_the_declared_entries():
+    ids = [e.id for e in ENTRIES]
+    assert len(ids) == len(set(ids)) == 10
+    assert {e.python for e in ENTRIES if e.minor < (2, 16)} == {"3.11"}
+    assert {e.python for e in ENTRIES if e.minor >= (2, 16)} == {"3.12"}
+    for entry in ENTRIES:
+        assert all("==" in pin for pin in entry.requirements), entry.id
+        lock = runner.lock_path(entry).read_text()
+        for pin in entry.requirements:
+            assert pin in lock.splitlines(), f"{entry.id}: {pin} not in its lock"
+        installs = [line for line in lock.splitlines() if line and not line.startswith("#")]
+        assert all(re.fullmatch(r"[A-Za-z0-9._-]+==[^ ;]+", line) for line in installs)
+        # tensorflow and tensorflow-cpu both write the `tensorflow` package: never both.
+        names = {line.split("==")[0] for line in installs}
+        assert not {"tensorflow", "tensorflow-cpu"} <= names, entry.id
+
+
+def block(code: str, expected: str | None, title: str = "") -> DocBlock:
+    return DocBlock("docs/p.md", 1, code, title, expected, False)
+
+
+def test_classify_block_outcomes():
+    shown = block("print(1)", "1\n")
+    assert runner.classify(shown, {"status": "passed", "output": "1\n"})["status"] == "passed"
+    assert runner.classify(shown, {"status": "passed", "output": "2\n"})["status"] == "differs"
+    failed = runner.classify(shown, {"status": "failed", "output": "", "error": "E\n"})
+    assert failed == {"status": "failed", "output": "", "error": "E\n"}
+    marked = runner.classify(block("x", None, "Not run: needs a GPU"), {"status": "passed"})
+    assert marked == {"status": "not-applicable", "output": "", "error": "needs a GPU"}
+
+
+def test_junit_summary_names_failures_and_collection_errors(tmp_path):
+    report = tmp_path / "junit.xml"
+    report.write_text(
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="test_a" name="test_ok"/>'
+        '<testcase classname="test_a" name="test_skip"><skipped message="s"/></testcase>'
+        '<testcase classname="test_a" name="test_bad"><failure message="assert 1 == 2"/>'
+        "</testcase>"
+        '<testcase classname="" name="test_b"><error message="collection failure">'
+        "Traceback\nE   ImportError: cannot import name 'x'\n</error></testcase>"
+        "</testsuite></testsuites>"
+    )
+    assert runner.junit_summary(report) == {
+        "passed": 1,
+        "failed": 2,
+        "skipped": 1,
+        "failures": [
+            {"test": "test_a::test_bad", "message": "assert 1 == 2"},
+            {"test": "::test_b", "message": "ImportError: cannot import name 'x'"},
+        ],
+    }
+
+
+@pytest.mark.slow
+def test_an_entry_without_an_environment_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
+    def no_solution(entry):
+        raise runner.EnvironmentFailed(f"No solution found for {entry.requirements[0]}")
+
+    monkeypatch.setattr(runner, "lock_path", lambda entry: tmp_path / "absent.txt")
+    monkeypatch.setattr(runner, "compile_lock", no_solution)
+    entries = [
+        Entry(id="tf2.13", label="TF 2.13", python="3.11", tensorflow="2.13.99", keras="2"),
+        Entry(id="tf2.14", label="TF 2.14", python="3.11", tensorflow="2.14.99", keras="2"),
+    ]
+    messages: list[str] = []
+    out = tmp_path / "results.json"
+    result = runner.run(
+        entries, out=out, cache=tmp_path / "cache", progress=messages.append,
+        page_names=["docs/install.md"],
+    )  # fmt: skip
+    assert [e["environment"]["message"] for e in result["entries"]] == [
+        "No solution found for tensorflow-cpu==2.13.99",
+        "No solution found for tensorflow-cpu==2.14.99",
+    ]
+    assert result["complete"] is False
+    assert read_document(out)["entries"][1]["environment"]["status"] == "failed"
+    assert any(m.startswith("[2/2] tf2.14") for m in messages)  # progress is shown
+
+
+def test_a_results_document_for_pages_and_entries(doc):
+    blocks = [block("print(1)", "1\n")]
+    made = document([], {"docs/p.md": blocks}, ENTRIES[:2])
+    assert made["complete"] is False and made["declared_entries"] == ["tf2.13", "tf2.14"]
+    assert validate(made) == []
+
+
+# --- the package's declared range agrees with the matrix --------------------------------
+
+
+def test_the_declared_tensorflow_range_is_the_range_the_matrix_measured():
+    import tf_retracing
+
+    results = read_document(RESULTS_FILE, require_complete=True)
+    passing = set(render.measured_support(results))
+    keras3 = [e for e in ENTRIES if not e.legacy_keras]
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    specifier = next(
+        Requirement(d).specifier
+        for d in dependencies["dependencies"]
+        if Requirement(d).name == "tensorflow"
+    )
+    admitted = {e.id for e in keras3 if specifier.contains(e.tensorflow)}
+    assert admitted == passing, (
+        f"pyproject.toml declares {specifier}, which admits {sorted(admitted)}; the "
+        f"package's tests passed on {sorted(passing)}"
+    )
+    low, high = tf_retracing.SUPPORTED_TENSORFLOW
+    in_supported = {e.id for e in keras3 if low <= e.minor <= high}
+    assert in_supported == passing, (
+        f"SUPPORTED_TENSORFLOW is {low} to {high}; the tests passed on {sorted(passing)}"
+    )
+    # The declared upper bound is the next minor release after the newest one measured.
+    newest = max(e.minor for e in keras3 if e.id in passing)
+    assert not specifier.contains(f"{newest[0]}.{newest[1] + 1}.0")
