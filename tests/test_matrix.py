@@ -28,6 +28,7 @@ from tests.matrix.schema import (
     ResultsError,
     block_digest,
     document,
+    merge_documents,
     read_document,
     validate,
     write_document,
@@ -507,3 +508,20 @@ def test_the_declared_tensorflow_range_is_the_range_the_matrix_measured():
     # The declared upper bound is the next minor release after the newest one measured.
     newest = max(e.minor for e in keras3 if e.id in passing)
     assert not specifier.contains(f"{newest[0]}.{newest[1] + 1}.0")
+
+
+def test_the_jobs_files_merge_into_one_complete_document(tmp_path, doc):
+    declared = [e for e in ENTRIES if e.id in ("tf2.13", "tf2.16", "tf2.21")]
+    parts = []
+    for index, entry in enumerate(doc["entries"]):
+        part = {**copy.deepcopy(doc), "entries": [entry], "complete": False}
+        parts.append((tmp_path / f"part{index}.json", part))
+    merged = merge_documents(list(reversed(parts)), declared)
+    assert merged == doc  # the declared order, whatever order the files come in
+    assert validate(merged, require_complete=True) == []
+    assert merge_documents(parts[:2], declared)["complete"] is False
+    parts[1][1]["pages"] = {}
+    with pytest.raises(ResultsError, match=r"part1\.json: pages: not the pages of"):
+        merge_documents(parts, declared)
+    with pytest.raises(ResultsError, match=r"'tf2\.13' is in two files"):
+        merge_documents([parts[0], parts[0]], declared)

@@ -21,6 +21,7 @@ GITHUB = ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
 GPU_WORKFLOW = GITHUB / "workflows" / "gpu-benchmark.yml"
 PAGES_WORKFLOW = GITHUB / "workflows" / "pages.yml"
+MATRIX_WORKFLOW = GITHUB / "workflows" / "version-matrix.yml"
 REPOSITORY = "tf-retracing-guide/tf-retracing-guide"
 GPU_LABELS = ["self-hosted", "linux", "x64", "gpu"]
 PINNED_USES = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(\.\d+){0,2}$")
@@ -107,6 +108,7 @@ def test_the_expected_workflows_exist():
         "gpu-benchmark.yml",
         "pages.yml",
         "release.yml",
+        "version-matrix.yml",
     ]
 
 
@@ -235,6 +237,56 @@ def test_gpu_results_are_validated_on_a_github_hosted_runner_before_deploying():
     assert "make build SITE_DIR=site" in runs
     assert jobs["deploy"]["needs"] == "validate"
     assert jobs["propose"]["needs"] == "validate"
+
+
+# --- the version matrix ---------------------------------------------------------------
+
+
+def test_matrix_workflow_runs_weekly_and_by_hand_only():
+    workflow = load(MATRIX_WORKFLOW)
+    assert triggers(workflow) == {"schedule", "workflow_dispatch"}
+    [schedule] = workflow["on"]["schedule"]
+    _minute, _hour, day, month, weekday = schedule["cron"].split()
+    assert (day, month) == ("*", "*") and weekday.isdigit()  # once a week
+
+
+def test_matrix_workflow_runs_every_declared_entry_as_a_hosted_job():
+    from tests.matrix.entries import ENTRIES
+
+    run = load(MATRIX_WORKFLOW)["jobs"]["run"]
+    assert run["runs-on"] == "ubuntu-24.04"
+    assert run["strategy"]["fail-fast"] is False
+    assert run["strategy"]["matrix"]["entry"] == [entry.id for entry in ENTRIES]
+    assert "github.ref=='refs/heads/main'" in run["if"].replace(" ", "")
+    commands = " ".join(step.get("run", "") for step in run["steps"])
+    assert 'python -m tests.matrix run --only "$ENTRY"' in commands
+    merge = load(MATRIX_WORKFLOW)["jobs"]["merge"]
+    commands = [step.get("run", "") for step in merge["steps"]]
+    assert any("python -m tests.matrix merge" in c and "RESULTS_FILE" in c for c in commands)
+    assert "make build SITE_DIR=site" in commands
+
+
+def test_only_the_propose_job_of_the_matrix_writes_and_it_runs_no_repository_code():
+    workflow = load(MATRIX_WORKFLOW)
+    assert workflow["env"]["RESULTS_FILE"] == "tests/matrix/results.json"
+    jobs = workflow["jobs"]
+    for name in ("run", "merge"):
+        assert jobs[name]["permissions"] == {"contents": "read"}, name
+    propose = jobs["propose"]
+    assert propose["needs"] == "merge"
+    assert propose["permissions"] == {"contents": "write", "pull-requests": "write"}
+    uses = [step.get("uses", "") for step in propose["steps"]]
+    assert not any(u.startswith("actions/checkout@") for u in uses)
+    text = MATRIX_WORKFLOW.read_text("utf-8")
+    assert "secrets." not in text and "secrets:" not in text
+
+
+def test_pull_request_checks_never_run_the_matrix():
+    for path in [*WORKFLOWS, ROOT / ".ci" / "run"]:
+        if path == MATRIX_WORKFLOW:
+            continue
+        text = path.read_text("utf-8")
+        assert "make matrix" not in text and "tests.matrix run" not in text, path.name
 
 
 # --- Pages ----------------------------------------------------------------------------

@@ -17,6 +17,9 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("run", help="run entries and merge them into the results file")
     lock = commands.add_parser("lock", help="resolve each entry's exact pins into its lock")
     commands.add_parser("list", help="the declared entries")
+    merge = commands.add_parser("merge", help="merge the files of several runs into one")
+    merge.add_argument("files", nargs="+", type=Path)
+    merge.add_argument("--out", type=Path, default=schema.RESULTS_FILE)
     for sub in (run, lock):
         sub.add_argument("--only", nargs="+", metavar="ID", help="these entries only")
     run.add_argument("--out", type=Path, default=schema.RESULTS_FILE)
@@ -35,6 +38,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "list":
         for entry in entries:
             print(f"{entry.id:18} Python {entry.python}  {' '.join(entry.requirements)}")
+        return 0
+    if args.command == "merge":
+        try:
+            parts = [(path, schema.read_document(path)) for path in args.files]
+            merged = schema.merge_documents(parts, ENTRIES)
+            problems = schema.validate(merged, require_complete=True)
+            if problems:  # a job that did not deliver its entry
+                raise schema.ResultsError(f"the merged results: {problems[0]}")
+            schema.write_document(args.out, merged)
+        except schema.ResultsError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        print(f"{len(merged['entries'])} entries merged into {args.out}")
         return 0
     if args.command == "lock":
         for entry in entries:

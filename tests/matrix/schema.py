@@ -291,3 +291,30 @@ def write_document(path: Path, data: dict) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def merge_documents(parts: Sequence[tuple[Path, dict]], declared: Iterable) -> dict:
+    """One document from the files of several runs of the same pages (one job per entry)."""
+    declared_ids = [e.id for e in declared]
+    if not parts:
+        raise ResultsError("no results files to merge")
+    pages = parts[0][1]["pages"]
+    entries: dict[str, dict] = {}
+    for path, part in parts:
+        if part["pages"] != pages:
+            raise ResultsError(f"{path}: pages: not the pages of {parts[0][0]}")
+        for entry in part["entries"]:
+            if entry["id"] in entries:
+                raise ResultsError(f"{path}: entries: {entry['id']!r} is in two files")
+            entries[entry["id"]] = entry
+    ordered = [entries[i] for i in declared_ids if i in entries]
+    unknown = sorted(entries.keys() - set(declared_ids))
+    if unknown:
+        raise ResultsError(f"entries: {', '.join(unknown)} are not declared")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "complete": len(ordered) == len(declared_ids),
+        "declared_entries": declared_ids,
+        "pages": pages,
+        "entries": ordered,
+    }
