@@ -280,7 +280,9 @@ def test_the_versions_page_has_a_cell_per_page_and_entry_linking_to_its_details(
         assert f"{{#{target}}}" in out, f"link to a missing anchor #{target}"
     assert "No solution found when resolving dependencies" in out  # the installer's message
     assert "\n    TypeError: <b>bold</b> **not markup** `tick`\n" in out  # inside its fence
-    assert "tensorflow&gt;=2.16" in out
+    assert "`tensorflow>=2.16`" in out  # a code span: Markdown escapes it once
+    assert render.code("a ``b`` c") == "```a ``b`` c```"
+    assert render.code("`x") == "`` `x ``"
 
 
 def test_markers_belong_on_the_versions_page_only(doc):

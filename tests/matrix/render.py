@@ -42,6 +42,15 @@ def plain(text: str) -> str:
     return re.sub(r"[\\`*_{}\[\]()#+!|~<>]", lambda m: f"&#{ord(m.group())};", escaped)
 
 
+def code(text: str) -> str:
+    """An inline code span holding ``text`` verbatim (Markdown escapes it for HTML)."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def fenced(text: str, indent: str = "", lang: str = "text") -> str:
     """A fenced code block holding ``text`` verbatim, whatever backticks it contains."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
@@ -335,12 +344,12 @@ def package_cell(entry: dict) -> str:
 def entry_details(entry: dict, doc: dict, page_link: Callable[[str], str | None]) -> str:
     entry_id = entry["id"]
     out = [f"### {label(entry_id)} {{#{anchor('entry', entry_id)}}}", ""]
-    pins = ", ".join(f"`{plain(r)}`" for r in entry["requirements"])
-    env = ", ".join(f"`{plain(k)}={plain(v)}`" for k, v in entry["env"].items())
+    pins = ", ".join(code(r) for r in entry["requirements"])
+    env = ", ".join(code(f"{k}={v}") for k, v in entry["env"].items())
     out.append(f"Pinned: {pins}" + (f"; environment {env}" if env else "") + ".")
     prov = entry["provenance"]
     out.append(
-        f"Run {plain(prov['date'])} from commit `{plain(prov['commit'])}` on "
+        f"Run {plain(prov['date'])} from commit {code(prov['commit'])} on "
         f"{plain(prov['machine'])}, with {plain(prov['uv'])}."
     )
     out.append("")
@@ -434,12 +443,10 @@ def package_details(entry: dict) -> list[str]:
 def support_sentence(doc: dict, declared: str) -> str:
     supported = measured_support(doc)
     if not supported:
-        return (
-            f"The package's tests passed on no entry with Keras 3; it declares `{plain(declared)}`."
-        )
+        return f"The package's tests passed on no entry with Keras 3; it declares {code(declared)}."
     return (
         f"The package's tests all passed on {span(supported)} (Keras 3); it declares "
-        f"`{plain(declared)}`, the range measured, and a test keeps the two in agreement."
+        f"{code(declared)}, and a test keeps the declared range and this file in agreement."
     )
 
 
@@ -449,8 +456,7 @@ def provenance_sentence(doc: dict) -> str:
     commands = sorted({e["provenance"]["command"] for e in doc["entries"]})
     return (
         f"{len(doc['entries'])} entries, run {plain(' and '.join(dates))} from commit "
-        f"{', '.join(f'`{plain(c)}`' for c in commits)} with "
-        f"{', '.join(f'`{plain(c)}`' for c in commands)}."
+        f"{', '.join(code(c) for c in commits)} with {', '.join(code(c) for c in commands)}."
     )
 
 
