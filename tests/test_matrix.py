@@ -527,3 +527,26 @@ def test_the_jobs_files_merge_into_one_complete_document(tmp_path, doc):
         merge_documents(parts, declared)
     with pytest.raises(ResultsError, match=r"'tf2\.13' is in two files"):
         merge_documents([parts[0], parts[0]], declared)
+
+
+def test_a_page_can_list_its_blocks_that_depend_on_the_version():
+    page = "# T\n\n## First part\n\n" + PAGE.split("\n", 1)[1] + "\n## Second\n\n<!-- m -->\n"
+    blocks = blocks_of(page, "docs/guide/p.md")
+    doc = doc_for(
+        "docs/guide/p.md",
+        blocks,
+        {
+            "tf2.13": [("passed", "", ""), ("differs", "2", ""), ("failed", "", "E: x")],
+            "tf2.14": [("passed", "", ""), ("failed", "", "E: y"), ("passed", "", "")],
+        },
+    )
+    out = render.replace_markers(
+        page.replace("<!-- m -->", "<!-- version-matrix:page-differences -->"),
+        "guide/p.md", doc, "", str, blocks,
+    )  # fmt: skip
+    assert (
+        "- Block 2, in [First part](#first-part): prints something else on TF 2.13; "
+        "raises on TF 2.14.\n- Block 3, in [First part](#first-part): raises on TF 2.13.\n"
+    ) in out
+    with pytest.raises(render.MarkerError, match="needs the blocks"):
+        render.replace_markers("<!-- version-matrix:page-differences -->", "x.md", doc, "", str)

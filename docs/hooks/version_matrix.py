@@ -59,13 +59,15 @@ def on_page_markdown(markdown, page, config, **_):
     def page_link(name: str) -> str | None:
         return link(name.removeprefix("docs/")) if name.startswith("docs/") else None
 
+    name = f"docs/{src}"
+    blocks = page_blocks(Path(config["docs_dir"]) / src) if name in doc["pages"] else None
     try:
-        markdown = render.replace_markers(markdown, src, doc, declared_tensorflow(), page_link)
-        name = f"docs/{src}"
-        if name in doc["pages"]:
-            path = Path(config["docs_dir"]) / src
+        markdown = render.replace_markers(
+            markdown, src, doc, declared_tensorflow(), page_link, blocks
+        )
+        if blocks is not None:
             markdown = render.add_block_notes(
-                markdown, name, page_blocks(path), doc, reference(), link(render.VERSIONS_PAGE)
+                markdown, name, blocks, doc, reference(), link(render.VERSIONS_PAGE)
             )
     except render.MarkerError as error:
         raise PluginError(str(error)) from error

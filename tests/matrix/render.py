@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import html
 import io
+import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from markdown.extensions.toc import slugify
 from pytest_codeblocks import extract_from_buffer
 
 from tests.harness.codeblocks import DocBlock, parse_fence
@@ -272,6 +274,57 @@ def add_block_notes(
     return "\n".join(lines)
 
 
+def page_differences(
+    markdown: str, page: str, blocks: Sequence[DocBlock], doc: dict, versions_link: str
+) -> str:
+    """A list of the page's blocks that behave differently on another entry, each under the
+    section it is in, with where it differs; for a page to show where a verdict depends on
+    the version (``<!-- version-matrix:page-differences -->``)."""
+    if page not in doc["pages"]:
+        raise MarkerError(f"{page}: the version matrix has no results for this page")
+    spans = python_block_spans(markdown)
+    if len(spans) != len(blocks):
+        raise MarkerError(
+            f"{page}: the hook found {len(spans)} Python blocks where the harness finds "
+            f"{len(blocks)}"
+        )
+    lines = markdown.split("\n")
+    fresh = current(doc, page, blocks)
+    items = []
+    for index, (start, _) in enumerate(spans, 1):
+        if not fresh[index - 1]:
+            continue
+        outcomes = block_outcomes(doc, page, index)
+        differs = [i for i, o in outcomes.items() if o.status == "differs"]
+        fails = [i for i, o in outcomes.items() if o.status == "failed"]
+        if not differs and not fails:
+            continue
+        heading = next(
+            (
+                line.lstrip("#").strip()
+                for line in reversed(lines[:start])
+                if line.startswith("## ")
+            ),
+            "",
+        )
+        where = f"[{heading}](#{slugify(heading, '-')})" if heading else "the top of the page"
+        what = "; ".join(
+            part
+            for part in (
+                f"prints something else on {span(differs)}" if differs else "",
+                f"raises on {span(fails)}" if fails else "",
+            )
+            if part
+        )
+        items.append(f"- Block {index}, in {where}: {what}.")
+    if not items:
+        return (
+            "Every block of this page printed the same on every setup the "
+            f"[version matrix]({versions_link}) ran.\n"
+        )
+    return "\n".join(items) + "\n"
+
+
 # --- the verified-versions note -----------------------------------------------------------
 
 
@@ -466,11 +519,18 @@ def replace_markers(
     doc: dict,
     declared: str,
     page_link: Callable[[str], str | None],
+    blocks: Sequence[DocBlock] | None = None,
 ) -> str:
-    """Expand ``<!-- version-matrix:NAME -->`` markers; only the Versions page has them."""
+    """Expand ``<!-- version-matrix:NAME -->`` markers. ``page-differences`` may be on any
+    page whose ``blocks`` are given; the others belong on the Versions page."""
 
     def expand(match: re.Match) -> str:
         name = match.group("name")
+        if name == "page-differences":
+            if blocks is None:
+                raise MarkerError(f"{page}: version-matrix:page-differences needs the blocks")
+            versions = posixpath.relpath(VERSIONS_PAGE, posixpath.dirname(page) or ".")
+            return page_differences(markdown, f"docs/{page}", blocks, doc, versions)
         if page != VERSIONS_PAGE:
             raise MarkerError(f"{page}: version-matrix markers belong on {VERSIONS_PAGE}")
         if name == "table":
