@@ -51,7 +51,6 @@ class Served:
         import keras
         import numpy as np
         import tensorflow as tf
-
         from tf_retracing import SharedGraphPredictor
 
         self.models = []
