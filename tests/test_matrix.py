@@ -550,3 +550,17 @@ def test_a_page_can_list_its_blocks_that_depend_on_the_version():
     ) in out
     with pytest.raises(render.MarkerError, match="needs the blocks"):
         render.replace_markers("<!-- version-matrix:page-differences -->", "x.md", doc, "", str)
+
+
+def test_a_rerun_keeps_earlier_entries_only_for_the_same_pages(tmp_path, doc):
+    pages = {
+        "docs/guide/causes.md": [block(f"print({i})", f"{i}\n") for i in range(3)],
+        "docs/install.md": [block("print(9)", "9\n")],
+    }
+    doc["pages"] = document([], pages, ENTRIES)["pages"]
+    path = write(tmp_path, doc)
+    messages: list[str] = []
+    assert list(runner.kept_entries(path, pages, messages.append)) == ["tf2.13", "tf2.16", "tf2.21"]
+    pages["docs/install.md"] = [block("print(9)", "nine\n")]  # the shown output changed
+    assert runner.kept_entries(path, pages, messages.append) == {}
+    assert messages == ["   not keeping the earlier results: changed since: docs/install.md"]

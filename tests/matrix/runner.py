@@ -553,7 +553,8 @@ def count_statuses(blocks: list[dict]) -> dict[str, int]:
 
 
 def kept_entries(out: Path, pages: dict[str, list[DocBlock]], progress: Progress) -> dict:
-    """The entries of an earlier run that are still valid for these pages."""
+    """The entries of an earlier run, if it ran these very pages (same blocks, same shown
+    outputs); otherwise none, since a result is only worth keeping for the block it ran."""
     if not out.exists():
         return {}
     try:
@@ -561,16 +562,14 @@ def kept_entries(out: Path, pages: dict[str, list[DocBlock]], progress: Progress
     except schema.ResultsError as error:
         progress(f"   ignoring the earlier results: {error}")
         return {}
-    current = schema.document([], pages, ENTRIES)["pages"]
-    kept = {}
-    for entry in previous["entries"]:
-        if entry["environment"]["status"] != "ok" or not schema._pages_agree(
-            entry["pages"], current, ""
-        ):
-            kept[entry["id"]] = entry
-        else:
-            progress(f"   dropping the earlier {entry['id']}: the pages have changed since")
-    return kept
+    now = schema.document([], pages, ENTRIES)["pages"]
+    changed = sorted(
+        n for n in previous["pages"].keys() | now.keys() if previous["pages"].get(n) != now.get(n)
+    )
+    if changed:
+        progress(f"   not keeping the earlier results: changed since: {', '.join(changed)}")
+        return {}
+    return {entry["id"]: entry for entry in previous["entries"]}
 
 
 def run(
