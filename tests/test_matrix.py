@@ -564,3 +564,14 @@ def test_a_rerun_keeps_earlier_entries_only_for_the_same_pages(tmp_path, doc):
     pages["docs/install.md"] = [block("print(9)", "nine\n")]  # the shown output changed
     assert runner.kept_entries(path, pages, messages.append) == {}
     assert messages == ["   not keeping the earlier results: changed since: docs/install.md"]
+
+
+def test_outputs_that_differ_only_by_memory_address_are_one_group():
+    outcomes = {
+        "tf2.13": render.Outcome("differs", "<A object at 0x7f58826e2090>\n", ""),
+        "tf2.14": render.Outcome("differs", "<A object at 0x7f4a061c3e90>\n", ""),
+        "tf2.15": render.Outcome("failed", "", "Traceback\n  x\n    KeyError: 0x7f4a061c3e90\n"),
+    }
+    note = render.block_note(outcomes, "TF 2.21", "v.md")
+    assert '=== "TF 2.13–2.14: prints"' in note and "<A object at 0x...>" in note
+    assert '=== "TF 2.15: raises"\n\n        ```text\n        KeyError: 0x...\n' in note

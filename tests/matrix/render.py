@@ -26,6 +26,7 @@ VERSIONS_PAGE = "versions.md"
 MARKER = re.compile(r"<!-- version-matrix:(?P<name>[a-z-]+) -->")
 EXPECTED_OUTPUT = "<!--pytest-codeblocks:expected-output-->"
 STATUS_WORDS = {"passed": "pass", "differs": "differ", "failed": "fail", "not-applicable": "n/a"}
+ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _LABELS = {entry.id: entry.label for entry in ENTRIES}
 _ORDER = {entry.id: index for index, entry in enumerate(ENTRIES)}
 
@@ -104,11 +105,14 @@ class Outcome:
 
     @property
     def summary(self) -> str:
-        """The exception line of a failure, or the output."""
+        """The exception line of a failure, or the output; memory addresses, which differ
+        from run to run, are written ``0x...`` as the pages write them."""
         if self.status == "failed":
             lines = [line for line in self.error.strip().splitlines() if line.strip()]
-            return lines[-1] if lines else "(no error text)"
-        return self.output
+            text = lines[-1].strip() if lines else "(no error text)"
+        else:
+            text = self.output
+        return ADDRESS.sub("0x...", text)
 
 
 def ran_entries(doc: dict) -> list[dict]:
@@ -231,8 +235,8 @@ def block_note(outcomes: dict[str, Outcome], reference: str, versions_link: str)
     )
     lines = [f'??? note "Other versions: this block {title}"', ""]
     lines.append(
-        f"    The output above is from {plain(reference)}. The [version matrix]({versions_link}) "
-        "ran the page, in order, on other TensorFlow releases:"
+        f"    The page shows what this block does on {plain(reference)}. The "
+        f"[version matrix]({versions_link}) ran the page, in order, on other releases:"
     )
     lines.append("")
     ordered = sorted(groups.items(), key=lambda item: min(_ORDER.get(i, 99) for i in item[1]))
