@@ -279,6 +279,7 @@ def test_the_versions_page_has_a_cell_per_page_and_entry_linking_to_its_details(
     for target in re.findall(r"\]\(#([a-z0-9-]+)\)", out):
         assert f"{{#{target}}}" in out, f"link to a missing anchor #{target}"
     assert "No solution found when resolving dependencies" in out  # the installer's message
+    assert "The environment was created in 2 s; the whole entry took 115 s." in out
     assert "\n    TypeError: <b>bold</b> **not markup** `tick`\n" in out  # inside its fence
     assert "`tensorflow>=2.16`" in out  # a code span: Markdown escapes it once
     assert render.code("a ``b`` c") == "```a ``b`` c```"

@@ -423,6 +423,11 @@ def entry_details(entry: dict, doc: dict, page_link: Callable[[str], str | None]
     if v.get("tf_keras"):
         installed += f", tf-keras {plain(v['tf_keras'])}"
     out.append(installed + ".")
+    environment = entry["environment"]
+    out.append(
+        f"The environment was {'reused from the cache' if environment['cached'] else 'created'}"
+        f" in {environment['seconds']:.0f} s; the whole entry took {entry['seconds']:.0f} s."
+    )
     out.append("")
     out.extend(package_details(entry))
     for page, result in entry["pages"].items():
