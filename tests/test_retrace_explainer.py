@@ -107,7 +107,7 @@ def test_python_value_between_tensor_and_python_number():
     advance(tf.constant(1.0), 4)  # a Python int slipped in
     advance(tf.constant(1.0), 5)
     tensor_to_int, int_to_int = advance.retrace_reasons
-    assert_reason(tensor_to_int, "n", "python-value", "a int32 tensor of shape ()", "4")
+    assert_reason(tensor_to_int, "n", "python-value", "an int32 tensor of shape ()", "4")
     assert "Pass a tensor every time" in tensor_to_int.message
     assert_reason(int_to_int, "n", "python-value", "4", "5")
 
@@ -117,7 +117,7 @@ def test_python_value_between_tensor_and_python_number():
 
     back(4)
     back(tf.constant(4))
-    assert_reason(only_reason(back), "n", "python-value", "4", "a int32 tensor of shape ()")
+    assert_reason(only_reason(back), "n", "python-value", "4", "an int32 tensor of shape ()")
 
 
 def test_object_config_is_matched_by_identity():
@@ -865,3 +865,20 @@ def test_dtypes_take_the_right_article():
     watched(tf.constant(3))
     message = watched.retrace_reasons[-1].message
     assert "an int32 tensor" in message and " a int32" not in message
+
+
+def test_each_reason_says_what_its_trace_cost_and_is_plain_data():
+    import json
+    import time
+
+    def slow_to_trace(x):
+        time.sleep(0.05)  # Python runs only while tracing
+        return x + 1
+
+    watched = explain_retracing(slow_to_trace)
+    watched(tf.zeros(1))
+    watched(tf.zeros(2))
+    reason = only_reason(watched)
+    assert reason.trace_ms >= 50
+    data = json.loads(json.dumps(reason.as_dict()))
+    assert data["kind"] == "shape" and data["argument"] == "x" and data["trace_ms"] >= 50

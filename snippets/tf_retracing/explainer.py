@@ -43,6 +43,7 @@ import dataclasses
 import inspect
 import logging
 import sys
+import time
 import weakref
 from collections.abc import Callable, Iterator
 
@@ -100,6 +101,7 @@ class _Trace:
     context: FunctionContext
     descriptions: dict  # id(Weakref type) -> description, kept while the object lived
     reason: RetraceReason | None = None
+    started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
 
 
 class _CodeStats:
@@ -153,12 +155,16 @@ class _Watch:
 
     def commit(self, trace: _Trace) -> None:
         """Record a trace TensorFlow has just added to its cache, and explain it."""
+        # From the Python body's start to the graph in the cache: what this trace cost.
+        trace_ms = (time.perf_counter() - trace.started) * 1e3
         _describe_objects(trace)
         number = len(self.traces) + 1
         if self.traces:
             trace.reason = self._explain(trace, number)
         elif self.stats.traced:
             trace.reason = self._explain_new_function(number)
+        if trace.reason is not None:
+            trace.reason = dataclasses.replace(trace.reason, trace_ms=trace_ms)
         self.traces.append(trace)
         if not self.counted_as_traced:
             self.counted_as_traced = True
