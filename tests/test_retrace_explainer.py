@@ -882,3 +882,21 @@ def test_each_reason_says_what_its_trace_cost_and_is_plain_data():
     assert reason.trace_ms >= 50
     data = json.loads(json.dumps(reason.as_dict()))
     assert data["kind"] == "shape" and data["argument"] == "x" and data["trace_ms"] >= 50
+
+
+def test_whole_program_mode_accepts_a_positional_input_signature():
+    with watch_every_tf_function() as watches:
+        fn = tf.function(lambda x: x * 2, [tf.TensorSpec([None], tf.float32)])
+        fn(tf.zeros(2))
+        fn(tf.zeros(3))
+    assert fn.experimental_get_tracing_count() == 1
+    assert len(watches) == 1
+
+
+def test_a_retrace_with_no_visible_difference_is_reported_as_unknown(monkeypatch):
+    monkeypatch.setattr(rx, "_changes", lambda earlier, new: [])
+    watched = explain_retracing(lambda x: x)
+    watched(tf.zeros(1))
+    watched(tf.zeros(2))
+    (reason,) = watched.retrace_reasons
+    assert reason.kind == "unknown" and "cause is unknown" in reason.message

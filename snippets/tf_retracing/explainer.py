@@ -104,6 +104,12 @@ class _Trace:
     started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
 
 
+_NO_VISIBLE_CHANGE = (
+    "no argument or call context differs from an earlier trace in what the explainer can "
+    f"see, so the cause is unknown. Please report it at {REPORT_URL}."
+)
+
+
 class _CodeStats:
     """How many watched tf.function objects wrap one Python code object."""
 
@@ -201,6 +207,8 @@ class _Watch:
                 closest = changes
             if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
                 break
+        if not closest:  # TensorFlow traced again, yet no argument or context differs
+            closest = [_Change(None, "unknown", "", "", _NO_VISIBLE_CHANGE)]
         first, *others = closest
         message = f"`{self.name}` traced again (trace {number}): {first.advice}"
         if others:
@@ -395,11 +403,11 @@ _ORIGINAL_TF_FUNCTION = tf.function
 _SESSION_ACTIVE = False
 
 
-def _watching_tf_function(func=None, **options):
-    """Stands in for tf.function: makes the tf.function, then watches it."""
+def _watching_tf_function(func=None, *args, **options):
+    """Stands in for tf.function (same arguments): makes the tf.function, then watches it."""
     if func is None:
-        return lambda inner: _watching_tf_function(inner, **options)
-    return _watched_copy(_ORIGINAL_TF_FUNCTION(func, **options))
+        return lambda inner: _watching_tf_function(inner, *args, **options)
+    return _watched_copy(_ORIGINAL_TF_FUNCTION(func, *args, **options))
 
 
 @contextlib.contextmanager
