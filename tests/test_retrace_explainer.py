@@ -900,3 +900,46 @@ def test_a_retrace_with_no_visible_difference_is_reported_as_unknown(monkeypatch
     watched(tf.zeros(2))
     (reason,) = watched.retrace_reasons
     assert reason.kind == "unknown" and "cause is unknown" in reason.message
+
+
+def test_guard_raises_on_a_retrace_after_warm_up_and_the_trace_stays_usable():
+    from tf_retracing import guard_retracing
+
+    @explain_retracing
+    def serve(x):
+        return x + 1
+
+    serve(tf.zeros(2))  # warm-up
+    with guard_retracing(serve) as guard:
+        serve(tf.zeros(2))  # reuses the trace: fine
+        with pytest.raises(RetracingBudgetExceeded, match="retrace after warm-up"):
+            serve(tf.zeros(3))
+    assert [r.kind for r in guard.reasons] == ["shape"]
+    assert serve(tf.zeros(3)).shape == (3,)  # outside the guard, the new trace is used
+
+
+def test_guard_in_log_mode_logs_once_per_function(caplog):
+    from tf_retracing import guard_retracing
+
+    @explain_retracing
+    def serve(x):
+        return x * 2
+
+    serve(tf.zeros(1))
+    with caplog.at_level(logging.ERROR, logger="retrace"), guard_retracing(action="log") as g:
+        for n in (2, 3, 4):
+            assert serve(tf.zeros(n)).shape == (n,)
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and len(g.reasons) == 3
+
+
+def test_guard_refuses_bad_arguments():
+    from tf_retracing import guard_retracing
+
+    with pytest.raises(ValueError, match="action must be"), guard_retracing(action="ignore"):
+        pass
+    with (
+        pytest.raises(TypeError, match="needs functions from explain_retracing"),
+        guard_retracing(tf.function(lambda x: x)),
+    ):
+        pass

@@ -263,6 +263,59 @@ class _RecordingCache(FunctionCache):
                 watch.commit(trace)
             except Exception as error:  # the explanation must never break the call
                 watch.commit_unexplained(trace, error)
+            if trace.reason is not None:
+                _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
+
+
+class RetracingGuard:
+    """Active inside ``guard_retracing``: what to do when a watched function retraces."""
+
+    def __init__(self, functions: tuple, action: str):
+        self.watches = {id(getattr(f, "_watch", None)) for f in functions}
+        self.action = action
+        self.logged: set = set()  # functions already logged: once each
+        self.reasons: list[RetraceReason] = []
+
+    def covers(self, watch: _Watch) -> bool:
+        return not self.watches or id(watch) in self.watches
+
+
+_GUARDS: list[RetracingGuard] = []
+
+
+def _enforce_guards(watch: _Watch, reason: RetraceReason) -> None:
+    for guard in list(_GUARDS):
+        if not guard.covers(watch):
+            continue
+        guard.reasons.append(reason)
+        if guard.action == "raise":
+            raise RetracingBudgetExceeded(f"retrace after warm-up: {reason.message}")
+        if watch.name not in guard.logged:
+            guard.logged.add(watch.name)
+            LOGGER.error("retrace after warm-up (logged once per function): %s", reason.message)
+
+
+@contextlib.contextmanager
+def guard_retracing(*functions, action: str = "raise") -> Iterator[RetracingGuard]:
+    """After warm-up: a retrace of the given watched functions (all, if none) raises
+    ``RetracingBudgetExceeded`` or is logged once per function on the ``retrace`` logger.
+
+    For a serving process: warm up, then serve inside ``with guard_retracing(action="log")``.
+    Functions must come from ``explain_retracing`` or whole-program mode.
+    """
+    if action not in ("raise", "log"):
+        raise ValueError(f"guard_retracing(): action must be 'raise' or 'log', got {action!r}")
+    for function in functions:
+        if getattr(function, "_watch", None) is None:
+            raise TypeError(
+                f"guard_retracing() needs functions from explain_retracing, got {function!r}"
+            )
+    guard = RetracingGuard(functions, action)
+    _GUARDS.append(guard)
+    try:
+        yield guard
+    finally:
+        _GUARDS.remove(guard)
 
 
 class WatchedFunction(PolymorphicFunction):
