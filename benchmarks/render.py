@@ -62,6 +62,32 @@ def _optional_number(value: float | None) -> str:
     return "–" if value is None else number(value)
 
 
+# --- text from results files ------------------------------------------------------------
+# A results file comes from a runner or a pull request: every string in it is text, never
+# markup. Characters that Markdown, HTML or the autolinker would read as syntax become
+# numeric character references, which the browser shows as the character itself.
+# (No extension of this site autolinks bare text, so ":" and "@" need nothing.)
+_SYNTAX = frozenset("&<>`*_{}[]#+!|\\")
+
+
+def text(value: Any) -> str:
+    """A results-file value as inert text for a Markdown page (tables included)."""
+    return "".join(f"&#{ord(c)};" if c in _SYNTAX or ord(c) < 32 else c for c in str(value))
+
+
+def code(value: Any) -> str:
+    """A results-file value shown as code, with nothing in it read as markup."""
+    return f"<code>{text(value)}</code>"
+
+
+def label_text(value: str) -> str:
+    """A label or title: text, with `backtick` spans (how scenarios mark code) as code."""
+    parts = str(value).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code span at all
+        return text(value)
+    return "".join(code(part) if i % 2 else text(part) for i, part in enumerate(parts))
+
+
 def spread_text(summary: Mapping[str, float]) -> str:
     return f"{number(summary['median'])} ({number(summary['p5'])}–{number(summary['p95'])})"
 
@@ -71,14 +97,15 @@ def spread_text(summary: Mapping[str, float]) -> str:
 
 def provenance_line(result: Mapping[str, Any]) -> str:
     p = result["provenance"]
-    machine = f"{p['cpu_model']}, {p['cpu_cores']} cores"
+    machine = f"{text(p['cpu_model'])}, {p['cpu_cores']} cores"
     if p["gpu"]:
-        machine = f"{p['gpu']['name']} (driver {p['gpu']['driver']}), host {machine}"
+        machine = f"{text(p['gpu']['name'])} (driver {text(p['gpu']['driver'])}), host {machine}"
     return (
-        f"{DEVICE_NAMES[p['device']]}: {machine}; TensorFlow {p['tensorflow']}, "
-        f"Keras {p['keras']}, Python {p['python']}; **{p['profile']} profile**, "
+        f"{DEVICE_NAMES[p['device']]}: {machine}; TensorFlow {text(p['tensorflow'])}, "
+        f"Keras {text(p['keras'])}, Python {text(p['python'])}; "
+        f"**{text(p['profile'])} profile**, "
         f"{result['repetitions']} interleaved repetitions of {result['calls_per_pass']} calls; "
-        f"{p['date']}, commit `{p['git_commit']}`, `{p['command']}`."
+        f"{text(p['date'])}, commit {code(p['git_commit'])}, {code(p['command'])}."
     )
 
 
@@ -116,7 +143,7 @@ def scenario_table(name: str, result: Mapping[str, Any]) -> str:
         if v["steady_pass_traces"]:
             traces += f" (+{v['steady_pass_traces']} in the steady pass)"
         rows.append(
-            f"| {v['label']} "
+            f"| {label_text(v['label'])} "
             f"| {_speedup_cell(result, v['name'], COLD)} "
             f"| {_speedup_cell(result, v['name'], STEADY)} "
             f"| {number(v['rss_growth_mb'])} "
@@ -133,7 +160,8 @@ def scenario_table(name: str, result: Mapping[str, Any]) -> str:
 
 def setup_line(result: Mapping[str, Any]) -> str:
     """The scenario's inputs, as the script describes them (stream length, sizes, ...)."""
-    return "Set-up: " + "; ".join(f"{k} {v}" for k, v in result["parameters"].items()) + "."
+    pairs = result["parameters"].items()
+    return "Set-up: " + "; ".join(f"{label_text(k)} {label_text(v)}" for k, v in pairs) + "."
 
 
 def weight_cache_extra(result: Mapping[str, Any]) -> str:
@@ -157,7 +185,7 @@ def weight_cache_extra(result: Mapping[str, Any]) -> str:
         "| Predictor | Wrong outputs | Calls |",
         "|---|--:|--:|",
     ]
-    lines += [f"| {w['label']} | {w['wrong']} | {w['calls']} |" for w in wrong]
+    lines += [f"| {label_text(w['label'])} | {w['wrong']} | {w['calls']} |" for w in wrong]
     return "\n".join(lines) + "\n"
 
 
@@ -176,7 +204,37 @@ def explainer_extra(result: Mapping[str, Any]) -> str:
     )
 
 
-EXTRA_RENDERERS = {"weight_cache": weight_cache_extra, "explainer_overhead": explainer_extra}
+def serving_architectures_extra(result: Mapping[str, Any]) -> str:
+    rows = result["extra"]["architectures"]
+    lines = [
+        "\nSteady time per call (µs, median of the rounds) per architecture, and the speedup "
+        "of the shared graph over a dedicated `tf.function` per model (above 1: the shared "
+        "graph is faster; 95% CI over the rounds):\n",
+        "| Architecture | Variables | Batch | Shared graph | Dedicated | `predict_on_batch` "
+        "| Speedup (95% CI) | Traces: shared / dedicated |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for row in rows:
+        speedup = (
+            f"{number(row['speedup_median'], 2)} ({number(row['speedup_ci_low'], 2)}–"
+            f"{number(row['speedup_ci_high'], 2)})"
+        )
+        if row["route"] != "shared graph":
+            speedup += " (own route)"
+        lines.append(
+            f"| {text(row['architecture'])} | {row['variables']} | {row['batch']} "
+            f"| {number(row['shared_us'])} | {number(row['dedicated_us'])} "
+            f"| {number(row['predict_on_batch_us'])} | {speedup} "
+            f"| {row['shared_traces']} / {row['dedicated_traces']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+EXTRA_RENDERERS = {
+    "weight_cache": weight_cache_extra,
+    "serving_architectures": serving_architectures_extra,
+    "explainer_overhead": explainer_extra,
+}
 
 
 def device_tables(name: str, results: Mapping[str, ResultsFile]) -> str:
@@ -220,10 +278,10 @@ def runs_table(results: Mapping[str, ResultsFile]) -> str:
             p = result["provenance"]
             headline = next(r for r in result["ratios"] if r["headline"])
             rows.append(
-                f"| `{name}` | {DEVICE_NAMES[device]} | {p['profile']} | "
+                f"| `{name}` | {DEVICE_NAMES[device]} | {text(p['profile'])} | "
                 f"{result['repetitions']} | {number(result['seconds'])} s | "
                 f"±{number(100 * relative_half_width(headline), 2)}% | "
-                f"{number(result['peak_rss_mb'])} | {p['date']} | `{p['git_commit']}` |"
+                f"{number(result['peak_rss_mb'])} | {text(p['date'])} | {code(p['git_commit'])} |"
             )
     quick = any(
         result["provenance"]["profile"] == "quick"
@@ -255,7 +313,8 @@ def gpu_section(results: Mapping[str, ResultsFile]) -> str:
         )
     loaded = results["gpu"]
     parts = [
-        f"### {loaded.scenarios[name]['title']}\n\n{scenario_table(name, loaded.scenarios[name])}"
+        f"### {label_text(loaded.scenarios[name]['title'])}\n\n"
+        f"{scenario_table(name, loaded.scenarios[name])}"
         for name in NAMES
         if name in loaded.scenarios
     ]
@@ -355,12 +414,13 @@ def plot_alt(result: Mapping[str, Any]) -> str:
         f"{number(v['steady_ms_per_call']['median'])} steady)"
         for v in result["variants"]
     )
-    return f"{result['title']} on {device}: milliseconds per call of {bars}"
+    return f"{_plain(result['title'])} on {device}: milliseconds per call of {bars}"
 
 
 def _style() -> dict[str, Any]:
     return {
         "svg.hashsalt": "benchmarks",  # stable element ids: identical input, identical file
+        "text.parse_math": False,  # a "$" in a label is a dollar sign, not mathtext
         "font.size": PLOT_FONT_SIZE,
         "text.color": INK,
         "axes.labelcolor": INK,
@@ -396,7 +456,7 @@ def plot_images(
         if path in plots:
             plot = plots[path]
             parts.append(
-                f'![{plot.alt}]({link(path)}){{ width="{plot.width}" height="{plot.height}" '
+                f'![{text(plot.alt)}]({link(path)}){{ width="{plot.width}" height="{plot.height}" '
                 'loading="lazy" }'
             )
     return "\n\n".join(parts)

@@ -159,6 +159,25 @@ EXTRA = {
             {"variant": text, "label": text, "wrong": count, "calls": count, "threads": count}
         ],
     },
+    "serving_architectures": {
+        "architectures": [
+            {
+                "architecture": text,
+                "variables": count,
+                "batch": count,
+                "route": text,
+                "shared_traces": count,
+                "dedicated_traces": count,
+                "shared_us": positive,
+                "dedicated_us": positive,
+                "predict_on_batch_us": positive,
+                "speedup_median": positive,
+                "speedup_ci_low": positive,
+                "speedup_ci_high": positive,
+                "rounds": count,
+            }
+        ],
+    },
 }
 
 

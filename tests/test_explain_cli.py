@@ -25,6 +25,23 @@ SCRIPTS = {
         """
     ),
     "syntax-error": "def broken(:\n    pass\n",
+    "main-returns-none": "import sys\n\n\ndef main():\n    print('ran')\n\n\nsys.exit(main())\n",
+    "thread-outlives-main": textwrap.dedent(
+        """
+        import sys
+        import threading
+        import time
+
+
+        def late():
+            time.sleep(0.5)
+            print("thread done", file=sys.stderr)  # before the report, as in plain Python
+
+
+        threading.Thread(target=late).start()
+        print("main done")
+        """
+    ),
 }
 TF_LOG_PREFIXES = ("I0000", "W0000", "E0000", "WARNING: All log messages", "To enable the")
 

@@ -10,6 +10,7 @@ from benchmarks.scenarios import (
     loop_count,
     predict_loop,
     sequence_lengths,
+    serving_architectures,
     weight_cache,
 )
 from benchmarks.scenarios.base import Scenario
@@ -24,6 +25,7 @@ SCENARIOS: dict[str, Scenario] = {
         changing_dtypes,
         sequence_lengths,
         weight_cache,
+        serving_architectures,
         explainer_overhead,
     )
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+import threading
 import traceback
 
 import tf_retracing
@@ -66,11 +67,22 @@ def _run(script: str) -> int:
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exit_:
-        return _exit_status(exit_.code)
+        status = _exit_status(exit_.code)
     except BaseException as error:  # the interpreter prints any other exception and exits 1
         _print_traceback(error, script)
-        return 1
-    return 0
+        status = 1
+    else:
+        status = 0
+    _join_threads()
+    return status
+
+
+def _join_threads() -> None:
+    """Wait for the script's non-daemon threads, as the interpreter does before it exits."""
+    current = threading.current_thread()
+    for thread in threading.enumerate():
+        if thread is not current and not thread.daemon:
+            thread.join()
 
 
 def _exit_status(code) -> int:

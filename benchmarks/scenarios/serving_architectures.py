@@ -1,0 +1,177 @@
+"""Serving real architectures: SharedGraphPredictor against a dedicated tf.function per model.
+
+The stream (the main table) serves two MobileNetV2 models at batch 1. The ``extra`` part
+measures, per ``keras.applications`` architecture and per MLP depth, at batch 1 and 32, the
+steady time per call of the shared graph, of a dedicated ``tf.function`` per model (already
+traced) and of ``predict_on_batch``, in interleaved rounds, with the speedup of the shared
+graph over the dedicated functions (dedicated time / shared time, per round) and its
+bootstrap interval, the number of variables, the traces each took and the route the
+predictor chose.
+"""
+
+from __future__ import annotations
+
+from benchmarks.measure import bootstrap_median_ci, interleaved_orders
+from benchmarks.scenarios.base import STEADY, CountingRunner, Scenario, Setup, Variant
+from benchmarks.scenarios.common import SEED
+
+MODELS_PER_ARCHITECTURE = 2
+BATCHES = (1, 32)
+MLP_DEPTHS = (5, 50, 300)
+
+
+def architectures() -> dict:
+    import keras
+
+    small = {"input_shape": (32, 32, 3), "weights": None}
+    makers = {
+        "MobileNetV2 (alpha 0.35)": lambda: keras.applications.MobileNetV2(alpha=0.35, **small),
+        "EfficientNetB0": lambda: keras.applications.EfficientNetB0(**small),
+        "DenseNet121": lambda: keras.applications.DenseNet121(**small),
+        "ResNet50": lambda: keras.applications.ResNet50(**small),
+    }
+    makers.update({f"MLP, {depth} hidden layers": _mlp(depth) for depth in MLP_DEPTHS})
+    return makers
+
+
+def _mlp(depth: int):
+    def make():
+        import keras
+
+        hidden = [keras.layers.Dense(32, activation="relu") for _ in range(depth)]
+        return keras.Sequential([keras.Input((32,)), *hidden, keras.layers.Dense(4)])
+
+    return make
+
+
+class Served:
+    """Two models of one architecture and the three ways of serving them."""
+
+    def __init__(self, make, batch: int, seed: int):
+        import keras
+        import numpy as np
+        import tensorflow as tf
+        from tf_retracing import SharedGraphPredictor
+
+        self.models = []
+        for k in range(MODELS_PER_ARCHITECTURE):
+            keras.utils.set_random_seed(seed + k)
+            self.models.append(make())
+        shape = (batch, *self.models[0].inputs[0].shape[1:])
+        values = np.random.default_rng(seed).standard_normal(shape).astype("float32")
+        self.x = tf.constant(values)
+        self.predictor = SharedGraphPredictor()
+        self.dedicated = [tf.function(lambda v, m=m: m(v, training=False)) for m in self.models]
+
+    def shared(self, k: int):
+        return self.predictor.predict(self.models[k], self.x)
+
+    def own(self, k: int):
+        return self.dedicated[k](self.x)
+
+    def predict_on_batch(self, k: int):
+        return self.models[k].predict_on_batch(self.x)
+
+    def dedicated_traces(self) -> int:
+        return sum(f.experimental_get_tracing_count() for f in self.dedicated)
+
+
+def _round_us(call, calls: int) -> float:
+    import time
+
+    start = time.perf_counter()
+    for i in range(calls):
+        result = call(i % MODELS_PER_ARCHITECTURE)
+    getattr(result, "numpy", lambda: None)()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def measure_architecture(name: str, make, batch: int, rounds: int, calls: int) -> dict:
+    import statistics
+
+    served = Served(make, batch, SEED)
+    ways = {"shared": served.shared, "dedicated": served.own, "pob": served.predict_on_batch}
+    for call in ways.values():  # first calls: traces, verification, warm-up
+        for k in range(MODELS_PER_ARCHITECTURE):
+            call(k)
+    times: dict[str, list[float]] = {way: [] for way in ways}
+    for order in interleaved_orders(list(ways), rounds, SEED + batch):
+        for way in order:
+            times[way].append(_round_us(ways[way], calls))
+    speedups = [d / s for d, s in zip(times["dedicated"], times["shared"], strict=True)]
+    ci = bootstrap_median_ci(speedups, SEED)
+    reason = served.predictor.fallback_reason(served.models[0])
+    return {
+        "architecture": name,
+        "variables": len(served.models[0].variables),
+        "batch": batch,
+        "route": "shared graph" if reason is None else f"own function: {reason}",
+        "shared_traces": served.predictor.tracing_count,
+        "dedicated_traces": served.dedicated_traces(),
+        "shared_us": statistics.median(times["shared"]),
+        "dedicated_us": statistics.median(times["dedicated"]),
+        "predict_on_batch_us": statistics.median(times["pob"]),
+        "speedup_median": ci["median"],
+        "speedup_ci_low": ci["ci_low"],
+        "speedup_ci_high": ci["ci_high"],
+        "rounds": rounds,
+    }
+
+
+def build(quick: bool) -> Setup:
+    rounds, calls = (3, 4) if quick else (15, 20)
+    makers = architectures()
+    first = next(iter(makers))
+
+    def variant(name: str, label: str, way: str) -> Variant:
+        def fresh():
+            served = Served(makers[first], 1, SEED)
+            counter = {
+                "shared": lambda: served.predictor.tracing_count,
+                "own": served.dedicated_traces,
+                "predict_on_batch": lambda: 0,
+            }[way]
+            return CountingRunner(getattr(served, way), counter)
+
+        return Variant(name, label, fresh)
+
+    def extra():
+        rows = []
+        for name, make in makers.items():
+            for batch in BATCHES:
+                rows.append(measure_architecture(name, make, batch, rounds, calls))
+        return {"architectures": rows}
+
+    calls_per_pass = 10 if quick else 40
+    return Setup(
+        variants=[
+            variant("dedicated", "one `tf.function` per model", "own"),
+            variant("shared_graph", "`SharedGraphPredictor`", "shared"),
+            variant("predict_on_batch", "`model.predict_on_batch`", "predict_on_batch"),
+        ],
+        stream=[k % MODELS_PER_ARCHITECTURE for k in range(calls_per_pass)],
+        samples=[1] * calls_per_pass,
+        repetitions=3 if quick else 10,
+        parameters={
+            "stream": f"{first}, {MODELS_PER_ARCHITECTURE} models, batch 1, alternating",
+            "architectures": "32x32x3 inputs, weights=None; MLPs of 32 units, 32 inputs",
+            "per architecture": f"{MODELS_PER_ARCHITECTURE} models, batches "
+            f"{' and '.join(map(str, BATCHES))}, {rounds} interleaved rounds of {calls} calls",
+        },
+        extra=extra,
+    )
+
+
+SCENARIO = Scenario(
+    name="serving_architectures",
+    title="Serving real architectures through one graph",
+    question=(
+        "Is a call through `SharedGraphPredictor` as fast as a dedicated, already traced "
+        "`tf.function` per model, on real architectures with hundreds of variables?"
+    ),
+    baseline="dedicated",
+    headline="shared_graph",
+    headline_pass=STEADY,
+    build=build,
+    requires=("snippets/tf_retracing/serving.py",),
+)
