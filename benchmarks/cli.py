@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,7 +48,35 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.command == "run":
         args.scenario = chosen_scenarios(run, args.scenario)
+        problem = out_problem(args.out, args.device)
+        if problem:
+            run.error(problem)  # before any measurement: a long run is never lost at the end
     return args
+
+
+def out_problem(out: Path | None, device: str) -> str | None:
+    """Why ``--out`` cannot receive the results, or None; checked before measuring."""
+    if out is None:
+        return None
+    if out.suffix != ".json":
+        return f"--out {out}: a results file must end in .json"
+    if out.resolve().parent == RESULTS_DIR.resolve():
+        expected = {f"{d}.json" for d in ("cpu", "gpu")} if device == "auto" else {f"{device}.json"}
+        if out.name not in expected:
+            return (
+                f"--out {out}: the results folder holds one file per device "
+                f"({' or '.join(sorted(expected))}); a second file would break the site build"
+            )
+    if out.exists() and not out.is_file():
+        return f"--out {out}: exists and is not a regular file"
+    existing = out.absolute().parent
+    while not existing.exists():  # missing folders are created when the file is written
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"--out {out}: {existing} is not a folder"
+    if not os.access(existing, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        return f"--out {out}: not writable"
+    return None
 
 
 def chosen_scenarios(parser: argparse.ArgumentParser, requested: list[str] | None) -> list[str]:
@@ -94,16 +123,29 @@ def run_worker(name: str, args: argparse.Namespace, command: str, workdir: Path)
             worker, cwd=ROOT, env=worker_env(args.device), stdout=subprocess.PIPE,
             stderr=stderr, text=True,
         )  # fmt: skip
-        for line in proc.stdout:
-            if line.startswith("progress "):
-                done, total = map(int, line.split()[1:])
-                bar.total = total
-                bar.update(done - bar.n)
-        proc.wait()
+        try:
+            for line in proc.stdout:
+                if line.startswith("progress "):
+                    done, total = map(int, line.split()[1:])
+                    bar.total = total
+                    bar.update(done - bar.n)
+            proc.wait()
+        finally:  # interrupted (Ctrl-C, SIGTERM): the worker goes too
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait()
     if proc.returncode != 0 or not out.exists():
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-25:])
         raise RunFailed(f"scenario {name} failed (exit {proc.returncode}):\n{tail}")
     return json.loads(out.read_text("utf-8"))
+
+
+class Terminated(Exception):
+    """SIGTERM, turned into an exception so that cleanup (worker, temp folder) runs."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(f"terminated by signal {signum}")
 
 
 def run(args: argparse.Namespace) -> Path:
@@ -141,9 +183,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "list":
         list_scenarios()
         return 0
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         run(args)
     except (RunFailed, ResultsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except Terminated as error:
+        print(f"error: {error}; the results file was not changed", file=sys.stderr)
+        return 143
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0

@@ -5,7 +5,6 @@ Pure functions of lists of numbers, so that they are unit-tested without TensorF
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 
@@ -74,7 +73,3 @@ def interleaved_orders(names: Sequence[str], repetitions: int, seed: int) -> lis
         rng.shuffle(order)
         orders.append(order)
     return orders
-
-
-def is_finite_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -7,6 +7,8 @@ with the file and the field's path, e.g. ``cpu.json: scenarios.loop_count.repeti
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import math
 import os
@@ -312,22 +314,46 @@ def load_results(directory: Path = RESULTS_DIR) -> dict[str, ResultsFile]:
 
 
 def write_results(path: Path, device: str, scenarios: dict[str, dict[str, Any]]) -> None:
-    """Write (or update) the device's results file atomically; other scenarios are kept."""
-    merged: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        previous = load_file(path)
-        if previous.device != device:
-            raise ResultsError(f"{path}: device: holds {previous.device} results, not {device}")
-        merged.update(previous.scenarios)
-    merged.update(scenarios)
-    document = {"schema_version": SCHEMA_VERSION, "device": device, "scenarios": merged}
-    problems = validate(document)
-    if problems:
-        raise ResultsError(f"{path}: refusing to write invalid results: " + "; ".join(problems))
+    """Write (or update) the device's results file atomically; other scenarios are kept.
+
+    A lock on its folder serialises writers, so two runs updating different scenarios
+    both land; the file keeps its mode (a new one gets the umask's default).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        "w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8"
-    ) as handle:
-        json.dump(document, handle, indent=1, allow_nan=False)
-        handle.write("\n")
-    os.replace(handle.name, path)
+    with _locked(path):
+        merged: dict[str, dict[str, Any]] = {}
+        if path.exists():
+            previous = load_file(path)
+            if previous.device != device:
+                raise ResultsError(f"{path}: device: holds {previous.device} results, not {device}")
+            merged.update(previous.scenarios)
+        merged.update(scenarios)
+        document = {"schema_version": SCHEMA_VERSION, "device": device, "scenarios": merged}
+        problems = validate(document)
+        if problems:
+            raise ResultsError(f"{path}: refusing to write invalid results: " + "; ".join(problems))
+        mode = path.stat().st_mode & 0o777 if path.exists() else _default_mode()
+        with tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8"
+        ) as handle:
+            json.dump(document, handle, indent=1, allow_nan=False)
+            handle.write("\n")
+        os.chmod(handle.name, mode)
+        os.replace(handle.name, path)
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """An exclusive lock on the file's folder: no lock file is left behind."""
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(folder)  # closing releases the lock
+
+
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

@@ -48,3 +48,25 @@ def test_smallest_scenario_end_to_end(tmp_path):
     assert variants["cast_first"]["traces"] == 1
     assert result["provenance"]["profile"] == "quick"
     assert "--scenario changing_dtypes" in result["provenance"]["command"]
+
+
+@pytest.mark.parametrize(
+    ("out", "expected"),
+    [
+        ("results.txt", "a results file must end in .json"),
+        ("{results}/cpu-second.json", "the results folder holds one file per device"),
+        ("{tmp}/a-file.json/cpu.json", "is not a folder"),
+        ("{tmp}", "must end in .json"),
+        ("{tmp}/folder.json", "exists and is not a regular file"),
+    ],
+)
+def test_a_bad_out_is_refused_before_anything_runs(out, expected, tmp_path, capsys):
+    from benchmarks.schema import RESULTS_DIR
+
+    (tmp_path / "a-file.json").write_text("{}")
+    (tmp_path / "folder.json").mkdir()
+    out = out.format(results=RESULTS_DIR, tmp=tmp_path)
+    with pytest.raises(SystemExit) as caught:
+        main(["run", "--scenario", "changing_dtypes", "--device", "cpu", "--out", out])
+    assert caught.value.code == 2
+    assert expected in capsys.readouterr().err

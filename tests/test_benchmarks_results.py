@@ -130,3 +130,54 @@ def test_scenario_extras_are_checked(document):
     errors = validate(document)
     assert "scenarios.weight_cache.extra.memory[2].shared_mb: missing field" in errors
     assert "scenarios.loop_count.extra: expected null for this scenario" in errors
+
+
+def test_an_update_keeps_the_file_mode(results_dir, document):
+    path = results_dir / "cpu.json"
+    path.chmod(0o644)
+    scenarios = {"predict_loop": document["scenarios"]["predict_loop"]}
+    write_results(path, "cpu", scenarios)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_two_writers_updating_different_scenarios_both_land(results_dir, document):
+    """Force the interleaving: the second writer starts while the first holds the lock."""
+    import threading
+
+    from benchmarks import schema
+
+    path = results_dir / "cpu.json"
+    first_inside, release = threading.Event(), threading.Event()
+    real_load = schema.load_file
+    names = ["predict_loop", "loop_count"]
+    for name in names:
+        del document["scenarios"][name]
+    write(results_dir, document)
+    fixture = json.loads(FIXTURE.read_text("utf-8"))["scenarios"]
+
+    def slow_load(p):
+        loaded = real_load(p)
+        if threading.current_thread().name == "first":
+            first_inside.set()
+            release.wait(5)
+        return loaded
+
+    schema.load_file = slow_load
+    try:
+        first = threading.Thread(
+            target=write_results, args=(path, "cpu", {names[0]: fixture[names[0]]}), name="first"
+        )
+        first.start()
+        assert first_inside.wait(5)
+        second = threading.Thread(
+            target=write_results, args=(path, "cpu", {names[1]: fixture[names[1]]})
+        )
+        second.start()
+        second.join(0.5)
+        assert second.is_alive()  # blocked on the lock while the first is inside
+        release.set()
+        first.join(5)
+        second.join(5)
+    finally:
+        schema.load_file = real_load
+    assert set(names) <= set(load_results(results_dir)["cpu"].scenarios)

@@ -107,7 +107,7 @@ def test_python_value_between_tensor_and_python_number():
     advance(tf.constant(1.0), 4)  # a Python int slipped in
     advance(tf.constant(1.0), 5)
     tensor_to_int, int_to_int = advance.retrace_reasons
-    assert_reason(tensor_to_int, "n", "python-value", "a int32 tensor of shape ()", "4")
+    assert_reason(tensor_to_int, "n", "python-value", "an int32 tensor of shape ()", "4")
     assert "Pass a tensor every time" in tensor_to_int.message
     assert_reason(int_to_int, "n", "python-value", "4", "5")
 
@@ -117,7 +117,7 @@ def test_python_value_between_tensor_and_python_number():
 
     back(4)
     back(tf.constant(4))
-    assert_reason(only_reason(back), "n", "python-value", "4", "a int32 tensor of shape ()")
+    assert_reason(only_reason(back), "n", "python-value", "4", "an int32 tensor of shape ()")
 
 
 def test_object_config_is_matched_by_identity():
@@ -818,3 +818,67 @@ def test_counting_fallback_records_each_retrace_without_a_cause():
         counting_budget(watched, 0),
     ):
         watched(tf.zeros(4))
+
+
+# Advice that works: the suggested spec is executed -----------------------------------
+
+
+def _advised_spec(message: str):
+    """The spec a message suggests, evaluated as the reader would paste it."""
+    start = message.index("tf.", message.index("the spec "))
+    end = message.index("(", start)
+    depth = 1
+    while depth:
+        end += 1
+        depth += {"(": 1, ")": -1}.get(message[end], 0)
+    return eval(message[start : end + 1], {"tf": tf})
+
+
+@pytest.mark.parametrize("kind", ["ragged", "sparse", "dense-rank"])
+def test_the_advised_spec_accepts_both_calls_with_one_trace(kind):
+    if kind == "ragged":
+        values = [tf.ragged.constant([[1.0], [2.0, 3.0]]), tf.ragged.constant([[1.0]] * 3)]
+    elif kind == "sparse":
+        values = [
+            tf.sparse.SparseTensor([[0, 0]], [1.0], [2, 4]),
+            tf.sparse.SparseTensor([[0, 1]], [2.0], [3, 4]),
+        ]
+    else:
+        values = [tf.zeros((2, 3)), tf.zeros((2, 3, 4))]
+    watched = explain_retracing(lambda x: x)
+    for value in values:
+        watched(value)
+    message = watched.retrace_reasons[-1].message  # earlier: the lambda made anew per case
+    spec = _advised_spec(message)
+    fixed = tf.function(lambda x: x, input_signature=[spec])
+    for value in values:
+        fixed(value)
+    assert fixed.experimental_get_tracing_count() == 1, message
+
+
+def test_dtypes_take_the_right_article():
+    def identity(x):
+        return x
+
+    watched = explain_retracing(identity)
+    watched(3)
+    watched(tf.constant(3))
+    message = watched.retrace_reasons[-1].message
+    assert "an int32 tensor" in message and " a int32" not in message
+
+
+def test_each_reason_says_what_its_trace_cost_and_is_plain_data():
+    import json
+    import time
+
+    def slow_to_trace(x):
+        time.sleep(0.05)  # Python runs only while tracing
+        return x + 1
+
+    watched = explain_retracing(slow_to_trace)
+    watched(tf.zeros(1))
+    watched(tf.zeros(2))
+    reason = only_reason(watched)
+    assert reason.trace_ms >= 50
+    data = json.loads(json.dumps(reason.as_dict()))
+    assert data["kind"] == "shape" and data["argument"] == "x" and data["trace_ms"] >= 50

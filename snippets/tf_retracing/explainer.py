@@ -43,6 +43,7 @@ import dataclasses
 import inspect
 import logging
 import sys
+import time
 import weakref
 from collections.abc import Callable, Iterator
 
@@ -100,6 +101,7 @@ class _Trace:
     context: FunctionContext
     descriptions: dict  # id(Weakref type) -> description, kept while the object lived
     reason: RetraceReason | None = None
+    started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
 
 
 class _CodeStats:
@@ -153,12 +155,16 @@ class _Watch:
 
     def commit(self, trace: _Trace) -> None:
         """Record a trace TensorFlow has just added to its cache, and explain it."""
+        # From the Python body's start to the graph in the cache: what this trace cost.
+        trace_ms = (time.perf_counter() - trace.started) * 1e3
         _describe_objects(trace)
         number = len(self.traces) + 1
         if self.traces:
             trace.reason = self._explain(trace, number)
         elif self.stats.traced:
             trace.reason = self._explain_new_function(number)
+        if trace.reason is not None:
+            trace.reason = dataclasses.replace(trace.reason, trace_ms=trace_ms)
         self.traces.append(trace)
         if not self.counted_as_traced:
             self.counted_as_traced = True
@@ -490,7 +496,7 @@ def _children(trace_type) -> tuple[str, list] | None:
     if isinstance(trace_type, default_types.NamedTuple):
         names = trace_type.attribute_names
         return (
-            f"a {trace_type.type_name}({', '.join(names)})",
+            f"{_article(trace_type.type_name)} {trace_type.type_name}({', '.join(names)})",
             [(f".{n}", c) for n, c in zip(names, trace_type.attributes.components, strict=True)],
         )
     return None
@@ -595,10 +601,12 @@ def _describe(trace_type, trace: _Trace) -> str:
     if structure is not None:
         return structure[0]
     if isinstance(trace_type, tf.TensorSpec):
-        return f"a {trace_type.dtype.name} tensor of shape {_shape(trace_type.shape)}"
+        dtype = trace_type.dtype.name
+        return f"{_article(dtype)} {dtype} tensor of shape {_shape(trace_type.shape)}"
     if _is_tensor_like(trace_type):
         kind = type(trace_type).__name__.removesuffix("Spec")
-        return f"a {trace_type.dtype.name} {kind} of shape {_shape(trace_type.shape)}"
+        dtype = trace_type.dtype.name
+        return f"{_article(dtype)} {dtype} {kind} of shape {_shape(trace_type.shape)}"
     return repr(trace_type)
 
 
@@ -620,7 +628,11 @@ def _shape_change(path, old, new, generalised) -> _Change:
     before, after = _shape(old.shape), _shape(new.shape)
     if old.shape.rank != new.shape.rank:
         what = f"rank changed from {old.shape.rank} to {new.shape.rank}"
-        fix = "Keep the rank fixed (reshape or add the missing axis before the call)."
+        fix = (
+            f"If the rank varies by design, give `{path}` the spec {_spec(new, None)} in "
+            "input_signature (any rank, one trace) or use reduce_retracing=True; otherwise "
+            "keep the rank fixed (reshape or add the missing axis before the call)."
+        )
     else:
         old_dims, new_dims = old.shape.as_list(), new.shape.as_list()
         changed = [i for i, (a, b) in enumerate(zip(old_dims, new_dims, strict=True)) if a != b]
@@ -628,7 +640,7 @@ def _shape_change(path, old, new, generalised) -> _Change:
         relaxed = [None if i in changed else size for i, size in enumerate(new_dims)]
         fix = (
             f"If that size varies by design, declare it None: give `{path}` the spec "
-            f"tf.TensorSpec(shape={relaxed}, dtype=tf.{new.dtype.name}) in input_signature, "
+            f"{_spec(new, relaxed)} in input_signature, "
             "or use reduce_retracing=True; otherwise pad or bucket inputs to a few sizes."
         )
     if generalised.shape != new.shape:
@@ -641,6 +653,24 @@ def _shape_change(path, old, new, generalised) -> _Change:
 
 
 # --8<-- [end:shape-advice]
+
+
+def _spec(trace_type, shape) -> str:
+    """The spec that accepts this kind of value with ``shape``, as code to paste."""
+    dtype = f"tf.{trace_type.dtype.name}"
+    if isinstance(trace_type, tf.RaggedTensorSpec):
+        ragged_rank = trace_type.ragged_rank
+        return f"tf.RaggedTensorSpec(shape={shape}, dtype={dtype}, ragged_rank={ragged_rank})"
+    if isinstance(trace_type, tf.SparseTensorSpec):
+        return f"tf.SparseTensorSpec(shape={shape}, dtype={dtype})"
+    if isinstance(trace_type, tf.TensorSpec):
+        return f"tf.TensorSpec(shape={shape}, dtype={dtype})"
+    return f"a {type(trace_type).__name__} with shape {shape} and dtype {dtype}"
+
+
+def _article(word: str) -> str:
+    """'a' or 'an' before a dtype or type name ("an int32", "a uint8", "a float32")."""
+    return "an" if word[:1].lower() in "aeio" else "a"
 
 
 def _dtype_change(path, old, new) -> _Change:
