@@ -11,8 +11,31 @@ import re
 from functools import cache
 from importlib.metadata import version
 
-_PYTHON_FENCE = re.compile(r"^\s*```python\b", re.MULTILINE)
+_FENCE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _FIRST_HEADING = re.compile(r"^# .*$", re.MULTILINE)
+
+
+def has_executed_python(markdown: str) -> bool:
+    """Whether the page has a Python block the tests execute.
+
+    Only fences at the top level count: a ```python fence shown inside a longer
+    ````markdown fence is an example of Markdown, and it is never run. A block titled
+    "Not run: ..." is not executed either.
+    """
+    open_fence = None
+    for line in markdown.splitlines():
+        match = _FENCE.match(line)
+        if not match:
+            continue
+        fence, info = match["fence"], match["info"].strip()
+        if open_fence is None:
+            open_fence = fence
+            words = info.lstrip("{").split()
+            if words and words[0].lstrip(".") == "python" and 'title="Not run:' not in info:
+                return True
+        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not info:
+            open_fence = None
+    return False
 
 
 @cache
@@ -26,8 +49,9 @@ def versions_note() -> str:
 
 
 def stamp(markdown: str) -> str:
-    """Insert the versions note after the page title when the page has Python blocks."""
-    if not _PYTHON_FENCE.search(markdown):
+    """Insert the versions note after the page title when the page has executed Python
+    blocks."""
+    if not has_executed_python(markdown):
         return markdown
     heading = _FIRST_HEADING.search(markdown)
     at = heading.end() if heading else 0
