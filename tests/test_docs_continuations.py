@@ -12,16 +12,11 @@ import builtins
 
 import pytest
 
-from tests.harness.codeblocks import documented_pages, page_blocks, relative_name
+from tests.harness.codeblocks import ROOT, documented_pages, page_blocks, relative_name
 
 CONTINUES_PREFIX = "Continues"
 
-# Pages whose blocks belong to another change (issue 14 leaves them as they are), and
-# blocks that show library source rather than code to paste.
-NOT_CHECKED = {
-    "docs/guide/serving-many-models.md": "the Serving page is reworked separately",
-    "docs/guide/diagnosing.md::18": "shows the adapter's source from the package",
-}
+SNIPPETS = ROOT / "snippets"
 
 
 def free_names(code: str) -> list[str]:
@@ -59,8 +54,10 @@ def test_free_names_are_found():
 
 @pytest.mark.parametrize("block", list(_blocks()))
 def test_a_continuing_block_is_labelled(block):
-    if block.page in NOT_CHECKED or f"{block.page}::{block.index}" in NOT_CHECKED:
-        pytest.skip(NOT_CHECKED.get(block.page) or NOT_CHECKED[f"{block.page}::{block.index}"])
+    if block.title.endswith(".py"):  # an excerpt of a source file, titled with its path
+        path = block.title.removeprefix("snippets/")
+        assert (SNIPPETS / path).is_file(), f"{block.label}: no source file {block.title}"
+        return
     missing = free_names(block.code)
     if missing:
         assert block.title.startswith(CONTINUES_PREFIX), (
