@@ -29,6 +29,10 @@ KINDS_ALONE = ("claims", "gpu", "runs")
 INK = "#8a8f98"
 COLD_COLOUR = "#ef6c00"
 STEADY_COLOUR = "#3f7fd6"
+# A plot is 4.6 in (331 pt) wide with 11 pt type: scaled down to a 390 px phone's column
+# (about 360 px) its text stays above 11 CSS px; tests/test_browser.py measures it.
+PLOT_WIDTH_INCHES = 4.6
+PLOT_FONT_SIZE = 11
 
 
 class MarkerError(Exception):
@@ -122,10 +126,11 @@ def _speedup_cell(result: Mapping[str, Any], variant: str, which: str) -> str:
 
 def scenario_table(name: str, result: Mapping[str, Any]) -> str:
     header = (
-        "| Variant | Traces | Retraces per 1000 calls | First call (ms) "
-        "| Cold pass (ms/call) | Steady (ms/call): median (p5–p95) "
-        "| Steady throughput (rows/s) | Speedup, cold pass | Speedup, steady "
-        "| Memory growth (MB) |"
+        # The headline figures (speedups, memory growth) come right after the variant, so
+        # that they stay in view on a narrow screen, where the rest of the table scrolls.
+        "| Variant | Speedup, cold pass | Speedup, steady | Memory growth (MB) | Traces "
+        "| Retraces per 1000 calls | First call (ms) | Cold pass (ms/call) "
+        "| Steady (ms/call): median (p5–p95) | Steady throughput (rows/s) |"
     )
     on_gpu = result["provenance"]["device"] == "gpu"
     header += " Peak GPU memory (MB) |" if on_gpu else ""
@@ -138,13 +143,14 @@ def scenario_table(name: str, result: Mapping[str, Any]) -> str:
         if v["steady_pass_traces"]:
             traces += f" (+{v['steady_pass_traces']} in the steady pass)"
         rows.append(
-            f"| {label_text(v['label'])} | {traces} | {number(v['retraces_per_1000_calls'])} "
-            f"| {number(v['first_call_ms'])} | {number(v['cold_ms_per_call']['median'])} "
-            f"| {spread_text(v['steady_ms_per_call'])} "
-            f"| {number(v['steady_throughput_per_s'])} "
+            f"| {label_text(v['label'])} "
             f"| {_speedup_cell(result, v['name'], COLD)} "
             f"| {_speedup_cell(result, v['name'], STEADY)} "
-            f"| {number(v['rss_growth_mb'])} |"
+            f"| {number(v['rss_growth_mb'])} "
+            f"| {traces} | {number(v['retraces_per_1000_calls'])} "
+            f"| {number(v['first_call_ms'])} | {number(v['cold_ms_per_call']['median'])} "
+            f"| {spread_text(v['steady_ms_per_call'])} "
+            f"| {number(v['steady_throughput_per_s'])} |"
             + (f" {_optional_number(v['peak_gpu_mb'])} |" if on_gpu else "")
         )
     table = header + "\n".join(rows) + "\n"
@@ -345,15 +351,19 @@ def plot_figure(result: Mapping[str, Any]):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     variants = result["variants"]
     rows = range(len(variants))
-    figure, axes = plt.subplots(figsize=(7.2, 1.5 + 0.55 * len(variants)))
+    # Narrow, with large type: the plot is drawn at its natural width on a wide screen and
+    # scaled down to the column on a phone, where its text must still be 11 px or more.
+    figure, axes = plt.subplots(
+        figsize=(PLOT_WIDTH_INCHES, 2.0 + 0.75 * len(variants)), layout="constrained"
+    )
     bar = 0.38
     for offset, which, colour, name in (
-        (-bar / 2, "cold_ms_per_call", COLD_COLOUR, "cold pass (fresh function, traces included)"),
-        (bar / 2, "steady_ms_per_call", STEADY_COLOUR, "steady state (same stream again)"),
+        (-bar / 2, "cold_ms_per_call", COLD_COLOUR, "cold pass: fresh function, traces included"),
+        (bar / 2, "steady_ms_per_call", STEADY_COLOUR, "steady state: same stream again"),
     ):
         medians = [v[which]["median"] for v in variants]
         low = [v[which]["median"] - v[which]["p25"] for v in variants]
@@ -362,19 +372,38 @@ def plot_figure(result: Mapping[str, Any]):
             [r + offset for r in rows], medians, height=bar, color=colour, label=name,
             xerr=[low, high], error_kw={"ecolor": INK, "capsize": 3, "lw": 1},
         )  # fmt: skip
-    axes.set_yticks(list(rows), [_plain(v["label"]) for v in variants])
+    axes.set_yticks(list(rows), [_wrapped(_plain(v["label"])) for v in variants])
     axes.invert_yaxis()
     axes.set_xscale("log")
-    axes.set_xlabel("milliseconds per call (median; whiskers: interquartile range)")
+    axes.set_xlabel("milliseconds per call (median;\nwhiskers: interquartile range)")
+    # Plain numbers on the log axis (1, 2, 5 in each decade), no minor labels.
+    axes.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=9))
     axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-    axes.legend(loc="lower center", bbox_to_anchor=(0.4, 1), ncols=2, frameon=False, fontsize=8)
+    axes.xaxis.set_minor_formatter(NullFormatter())
+    figure.legend(loc="outside upper left", ncols=1, frameon=False, handlelength=1.2)
     axes.grid(axis="x", which="major", color=INK, alpha=0.3, lw=0.6)
-    figure.tight_layout()
     return figure
 
 
 def _plain(label: str) -> str:
     return label.replace("`", "")
+
+
+def _wrapped(label: str, width: int = 16) -> str:
+    """A variant label over as many lines as it needs: broken at spaces, and a word longer
+    than a line after a dot or an underscore, never inside a name."""
+    pieces = []  # (text, joined to the previous piece by a space)
+    for word in label.split():
+        parts = re.findall(r"[^._]+[._]*|[._]+", word) if len(word) > width else [word]
+        pieces += [(part, index == 0) for index, part in enumerate(parts)]
+    lines: list[str] = []
+    for text, spaced in pieces:
+        joined = (lines[-1] + (" " if spaced else "") + text) if lines else text
+        if lines and len(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(text)
+    return "\n".join(lines)
 
 
 def plot_alt(result: Mapping[str, Any]) -> str:
@@ -392,7 +421,7 @@ def _style() -> dict[str, Any]:
     return {
         "svg.hashsalt": "benchmarks",  # stable element ids: identical input, identical file
         "text.parse_math": False,  # a "$" in a label is a dollar sign, not mathtext
-        "font.size": 9,
+        "font.size": PLOT_FONT_SIZE,
         "text.color": INK,
         "axes.labelcolor": INK,
         "axes.edgecolor": INK,

@@ -14,8 +14,6 @@ Its latency, memory and wrong outputs are measured beside ``SharedGraphPredictor
 """
 
 # --8<-- [start:swap]
-from __future__ import annotations
-
 import threading
 from typing import Any
 

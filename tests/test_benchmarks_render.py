@@ -81,7 +81,7 @@ def test_markers_are_replaced_by_tables_and_images(results, plots):
     out = replace_markers(page, "guide/x.md", results, plots, link)
     assert "<!--" not in out
     assert "| count as a tensor, <code>tf.range</code> |" in out
-    assert re.search(r'!\[[^]]+\]\(\.\./assets/benchmarks/cpu-loop_count\.svg\)\{ width="720"', out)
+    assert re.search(r'!\[[^]]+\]\(\.\./assets/benchmarks/cpu-loop_count\.svg\)\{ width="460"', out)
 
 
 @pytest.mark.parametrize(

@@ -196,8 +196,14 @@ def test_search_finds_input_signature_and_lands_on_the_section(visit):
     visit.page.locator("input.md-search__input").click()
     visit.page.locator("input.md-search__input").press_sequentially("input_signature")
     visit.page.locator("li.md-search-result__item a").first.wait_for(timeout=15_000)
-    # Results are grouped by page; the entries inside a group point at sections.
-    sections = visit.page.locator("li.md-search-result__item a[href*='#']:visible")
+    visit.page.wait_for_timeout(300)  # results are replaced as the query completes
+    # Results are grouped by page; the entries inside a group point at sections. The first
+    # group is the Input signatures page; its sections may be folded under "more".
+    group = visit.page.locator("li.md-search-result__item").first
+    more = group.locator("details summary")
+    if more.count():
+        more.first.click()
+    sections = group.locator("a[href*='#']:visible")
     assert sections.count() > 0, "no search result points at a section"
     href = sections.first.get_attribute("href")
     sections.first.click()
@@ -261,3 +267,218 @@ def test_benchmark_plots_are_visible(path, visit):
         assert plot.is_visible() and loaded, f"{path}: plot {index} did not load"
         assert box and box["width"] > 0 and box["height"] > 0, f"{path}: plot {index} {box}"
         assert plot.get_attribute("alt"), f"{path}: plot {index} has no alt text"
+
+
+# --- Reading on a wide screen and on a phone -------------------------------------------
+
+WIDE, PHONE = 1400, 390
+MIN_PLOT_TEXT_PX = 11
+
+
+@pytest.fixture
+def sized(browser, site_url):
+    """Open a page at a given viewport width; the tabs are closed after the test."""
+    tabs = []
+
+    def open_at(path: str, width: int) -> Page:
+        tab = PageVisit(browser, site_url)
+        tabs.append(tab)
+        tab.page.set_viewport_size({"width": width, "height": 900})
+        tab.open(path)
+        # Plots load lazily: bring each into view so that it has its real size.
+        tab.page.evaluate("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
+        tab.page.wait_for_load_state("networkidle")
+        return tab.page
+
+    yield open_at
+    for tab in tabs:
+        tab.close()
+
+
+# Code blocks (Markdown and notebook cells) and table frames whose content is wider than
+# their box, with what overflows.
+OVERFLOWING = """() => {
+  const boxes = [
+    ...document.querySelectorAll('article pre > code, .jupyter-wrapper pre'),
+    ...document.querySelectorAll('article .md-typeset__scrollwrap'),
+  ];
+  return boxes.filter(box => box.scrollWidth > box.clientWidth + 1).map(box => ({
+    kind: box.matches('code, pre') ? 'code' : 'table',
+    over: box.scrollWidth - box.clientWidth,
+    text: box.textContent.trim().slice(0, 60),
+  }));
+}"""
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_nothing_overflows_its_column_at_1400_px(path, sized):
+    page = sized(path, WIDE)
+    overflowing = page.evaluate(OVERFLOWING)
+    assert not overflowing, f"{path} at {WIDE} px: " + "\n".join(map(str, overflowing))
+
+
+# For each code block that is wider than its box at this width: whether it scrolls inside
+# itself, and whether its longest line, in the block's own font, is wider than the box.
+# A block whose lines all fit but which still overflows is a layout fault, not long code.
+CODE_OVERFLOW_CAUSES = """() => {
+  const result = [];
+  const boxes = document.querySelectorAll(
+    'article pre > code, .jupyter-wrapper .highlight-ipynb pre, '
+    + '.jupyter-wrapper .jp-OutputArea pre');
+  for (const box of boxes) {
+    if (box.scrollWidth <= box.clientWidth + 1) continue;
+    const style = getComputedStyle(box);
+    const probe = document.createElement('span');
+    probe.style.whiteSpace = 'pre';
+    probe.style.font = style.font;
+    const longest = box.textContent.split('\\n')
+      .reduce((a, b) => (b.length > a.length ? b : a), '');
+    probe.textContent = longest;
+    document.body.appendChild(probe);
+    const lineWidth = probe.getBoundingClientRect().width;
+    probe.remove();
+    const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    result.push({
+      scrolls: ['auto', 'scroll'].includes(style.overflowX),
+      lineTooLong: lineWidth > room,
+      text: longest.slice(0, 60),
+    });
+  }
+  return result;
+}"""
+
+# Each table frame that scrolls: after scrolling it to the end, is the first column still
+# at the frame's left edge; and, before scrolling, are its headline (bold) figures visible.
+TABLE_PHONE_CHECKS = """() => [...document.querySelectorAll('article .md-typeset__scrollwrap')]
+  .filter(wrap => wrap.scrollWidth > wrap.clientWidth + 1)
+  .map(wrap => {
+    const frame = wrap.getBoundingClientRect();
+    wrap.scrollLeft = 0;
+    const hidden = [...wrap.querySelectorAll('td strong')].filter(cell => {
+      const box = cell.getBoundingClientRect();
+      return box.left < frame.left - 1 || box.right > frame.right + 1;
+    }).map(cell => cell.textContent);
+    wrap.scrollLeft = wrap.scrollWidth;
+    const first = wrap.querySelector('tbody tr td:first-child').getBoundingClientRect();
+    const pinned = Math.abs(first.left - frame.left) <= 2;
+    wrap.scrollLeft = 0;
+    return {pinned, hidden, text: wrap.textContent.trim().slice(0, 40)};
+  })"""
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_reads_on_a_390_px_phone(path, sized):
+    page = sized(path, PHONE)
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"{path} at {PHONE} px scrolls sideways: {width}"
+    # Prose and plots fit the screen.
+    outside = page.evaluate(
+        """() => [...document.querySelectorAll('article p, article li, article img')]
+          .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+          .map(e => e.outerHTML.slice(0, 80))"""
+    )
+    assert not outside, f"{path}: wider than the screen: {outside}"
+    for block in page.evaluate(CODE_OVERFLOW_CAUSES):
+        assert block["scrolls"], f"{path}: a code block overflows the page: {block}"
+        assert block["lineTooLong"], f"{path}: a code block overflows with lines that fit: {block}"
+    for table in page.evaluate(TABLE_PHONE_CHECKS):
+        assert table["pinned"], f"{path}: a scrolling table loses its first column: {table}"
+        assert not table["hidden"], f"{path}: headline figures out of view: {table}"
+
+
+def smallest_text_px(svg: str, shown_width: float) -> float:
+    """The smallest text of a Matplotlib SVG, in CSS pixels, when it is drawn
+    ``shown_width`` pixels wide. Matplotlib draws glyphs as paths scaled by
+    ``scale(size/100)`` in the units of the viewBox."""
+    import re
+
+    view_box_width = float(re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+)', svg)[1])
+    sizes = [100 * float(s) for s in re.findall(r"scale\(([\d.]+) -[\d.]+\)", svg)]
+    assert sizes, "no text found in the plot"
+    return min(sizes) * shown_width / view_box_width
+
+
+PLOTS = "article img[src*='assets/benchmarks/'], .jupyter-wrapper .jp-OutputArea-output img"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/benchmarks/",
+        "/guide/serving-many-models/",
+        "/notebooks/diagnose-serving-loop/",
+        "/notebooks/dynamic-shapes-lab/",
+    ],
+)
+def test_plot_text_is_readable_on_a_phone(path, sized):
+    import base64
+    from urllib.parse import unquote
+
+    page = sized(path, PHONE)
+    plots = page.locator(PLOTS)
+    assert plots.count() > 0, f"{path}: no plot"
+    for index in range(plots.count()):
+        plot = plots.nth(index)
+        plot.scroll_into_view_if_needed()
+        plot.evaluate("img => img.decode()")
+        src = plot.evaluate("img => img.src")
+        if src.startswith("data:image/svg+xml;base64,"):
+            svg = base64.b64decode(src.split(",", 1)[1]).decode()
+        elif src.startswith("data:image/svg+xml"):
+            svg = unquote(src.split(",", 1)[1])
+        else:
+            svg = page.request.get(src).text()
+        shown = plot.bounding_box()["width"]
+        size = smallest_text_px(svg, shown)
+        assert size >= MIN_PLOT_TEXT_PX, f"{path}: plot {index} text is {size:.1f} px"
+        assert plot.get_attribute("alt") and "No description" not in plot.get_attribute("alt")
+
+
+@pytest.mark.parametrize(
+    "path", ["/notebooks/diagnose-serving-loop/", "/notebooks/dynamic-shapes-lab/"]
+)
+def test_notebooks_show_no_start_up_log_and_no_tag_chips(path, visit):
+    visit.open(path)
+    text = visit.page.locator("article").inner_text()
+    for noise in ("absl::InitializeLog", "cuInit", "cpu_feature_guard", "hide-output"):
+        assert noise not in text, f"{path} shows {noise!r}"
+    assert visit.page.locator(".celltoolbar, .tags_button_container").count() == 0
+
+
+@pytest.mark.parametrize("path", ["/", "/guide/retracing-warning/"])
+def test_home_and_warning_page_link_to_diagnosing(path, visit):
+    visit.open(path)
+    links = visit.page.locator("article a[href*='diagnosing/']")
+    assert links.count() > 0, f"{path} has no link to Diagnosing retracing"
+    links.first.click()
+    visit.page.wait_for_load_state("networkidle")
+    assert urlparse(visit.page.url).path.endswith("/guide/diagnosing/")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("input_signature", "/guide/input-signatures/"),
+        ("retrace_explainer", "/guide/diagnosing/"),
+        ("model_cache", "/guide/serving-many-models/"),
+    ],
+)
+def test_search_ranks_the_right_page_first(query, expected, visit):
+    visit.open("/")
+    box = visit.page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially(query)
+    first = visit.page.locator("li.md-search-result__item > a").first
+    first.wait_for(timeout=15_000)
+    visit.page.wait_for_timeout(300)  # results are replaced as the query completes
+    href = visit.page.locator("li.md-search-result__item > a").first.get_attribute("href")
+    assert urlparse(href).path.endswith(expected), f"{query!r}: first result is {href}"
+
+
+def test_search_index_holds_no_copy_button_text_or_start_up_log(built_site):
+    import json
+
+    index = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))
+    for doc in index["docs"]:
+        for noise in ("Copied!", "absl::InitializeLog", "cuInit"):
+            assert noise not in doc["text"], f"{doc['location']}: {noise!r} is in the index"

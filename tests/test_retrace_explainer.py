@@ -107,7 +107,7 @@ def test_python_value_between_tensor_and_python_number():
     advance(tf.constant(1.0), 4)  # a Python int slipped in
     advance(tf.constant(1.0), 5)
     tensor_to_int, int_to_int = advance.retrace_reasons
-    assert_reason(tensor_to_int, "n", "python-value", "a int32 tensor of shape ()", "4")
+    assert_reason(tensor_to_int, "n", "python-value", "an int32 tensor of shape ()", "4")
     assert "Pass a tensor every time" in tensor_to_int.message
     assert_reason(int_to_int, "n", "python-value", "4", "5")
 
@@ -117,7 +117,7 @@ def test_python_value_between_tensor_and_python_number():
 
     back(4)
     back(tf.constant(4))
-    assert_reason(only_reason(back), "n", "python-value", "4", "a int32 tensor of shape ()")
+    assert_reason(only_reason(back), "n", "python-value", "4", "an int32 tensor of shape ()")
 
 
 def test_object_config_is_matched_by_identity():
@@ -865,3 +865,81 @@ def test_dtypes_take_the_right_article():
     watched(tf.constant(3))
     message = watched.retrace_reasons[-1].message
     assert "an int32 tensor" in message and " a int32" not in message
+
+
+def test_each_reason_says_what_its_trace_cost_and_is_plain_data():
+    import json
+    import time
+
+    def slow_to_trace(x):
+        time.sleep(0.05)  # Python runs only while tracing
+        return x + 1
+
+    watched = explain_retracing(slow_to_trace)
+    watched(tf.zeros(1))
+    watched(tf.zeros(2))
+    reason = only_reason(watched)
+    assert reason.trace_ms >= 50
+    data = json.loads(json.dumps(reason.as_dict()))
+    assert data["kind"] == "shape" and data["argument"] == "x" and data["trace_ms"] >= 50
+
+
+def test_whole_program_mode_accepts_a_positional_input_signature():
+    with watch_every_tf_function() as watches:
+        fn = tf.function(lambda x: x * 2, [tf.TensorSpec([None], tf.float32)])
+        fn(tf.zeros(2))
+        fn(tf.zeros(3))
+    assert fn.experimental_get_tracing_count() == 1
+    assert len(watches) == 1
+
+
+def test_a_retrace_with_no_visible_difference_is_reported_as_unknown(monkeypatch):
+    monkeypatch.setattr(rx, "_changes", lambda earlier, new: [])
+    watched = explain_retracing(lambda x: x)
+    watched(tf.zeros(1))
+    watched(tf.zeros(2))
+    (reason,) = watched.retrace_reasons
+    assert reason.kind == "unknown" and "cause is unknown" in reason.message
+
+
+def test_guard_raises_on_a_retrace_after_warm_up_and_the_trace_stays_usable():
+    from tf_retracing import guard_retracing
+
+    @explain_retracing
+    def serve(x):
+        return x + 1
+
+    serve(tf.zeros(2))  # warm-up
+    with guard_retracing(serve) as guard:
+        serve(tf.zeros(2))  # reuses the trace: fine
+        with pytest.raises(RetracingBudgetExceeded, match="retrace after warm-up"):
+            serve(tf.zeros(3))
+    assert [r.kind for r in guard.reasons] == ["shape"]
+    assert serve(tf.zeros(3)).shape == (3,)  # outside the guard, the new trace is used
+
+
+def test_guard_in_log_mode_logs_once_per_function(caplog):
+    from tf_retracing import guard_retracing
+
+    @explain_retracing
+    def serve(x):
+        return x * 2
+
+    serve(tf.zeros(1))
+    with caplog.at_level(logging.ERROR, logger="retrace"), guard_retracing(action="log") as g:
+        for n in (2, 3, 4):
+            assert serve(tf.zeros(n)).shape == (n,)
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and len(g.reasons) == 3
+
+
+def test_guard_refuses_bad_arguments():
+    from tf_retracing import guard_retracing
+
+    with pytest.raises(ValueError, match="action must be"), guard_retracing(action="ignore"):
+        pass
+    with (
+        pytest.raises(TypeError, match="needs functions from explain_retracing"),
+        guard_retracing(tf.function(lambda x: x)),
+    ):
+        pass

@@ -21,8 +21,31 @@ from mkdocs.exceptions import PluginError
 from tests.matrix import render
 from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
-_PYTHON_FENCE = re.compile(r"^\s*```python\b", re.MULTILINE)
+_FENCE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _FIRST_HEADING = re.compile(r"^# .*$", re.MULTILINE)
+
+
+def has_executed_python(markdown: str) -> bool:
+    """Whether the page has a Python block the tests execute.
+
+    Only fences at the top level count: a ```python fence shown inside a longer
+    ````markdown fence is an example of Markdown, and it is never run. A block titled
+    "Not run: ..." is not executed either.
+    """
+    open_fence = None
+    for line in markdown.splitlines():
+        match = _FENCE.match(line)
+        if not match:
+            continue
+        fence, info = match["fence"], match["info"].strip()
+        if open_fence is None:
+            open_fence = fence
+            words = info.lstrip("{").split()
+            if words and words[0].lstrip(".") == "python" and 'title="Not run:' not in info:
+                return True
+        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not info:
+            open_fence = None
+    return False
 
 
 @cache
@@ -36,11 +59,9 @@ def versions_note() -> str:
 
 
 def stamp(markdown: str, measured: str = "") -> str:
-    """Insert the versions note after the page title when the page has Python blocks.
-
-    ``measured`` is a sentence on the version matrix's range, added to the note.
-    """
-    if not _PYTHON_FENCE.search(markdown):
+    """Insert the versions note after the page title when the page has executed Python
+    blocks. ``measured`` is a sentence on the version matrix's range, added to the note."""
+    if not has_executed_python(markdown):
         return markdown
     heading = _FIRST_HEADING.search(markdown)
     at = heading.end() if heading else 0

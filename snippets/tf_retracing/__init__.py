@@ -64,6 +64,7 @@ if EXPLAINER_UNAVAILABLE is None:
     from tf_retracing.explainer import (
         WatchedFunction,
         explain_retracing,
+        guard_retracing,
         report,
         tracing_budget,
         watch_every_tf_function,
@@ -83,7 +84,7 @@ else:
     def _needs_the_explainer(*args, **kwargs):
         raise RuntimeError(f"tf_retracing: {EXPLAINER_UNAVAILABLE}; this needs the explainer")
 
-    report = watch_every_tf_function = _needs_the_explainer
+    report = watch_every_tf_function = guard_retracing = _needs_the_explainer
 
 __all__ = [
     "EXPLAINER_UNAVAILABLE",
@@ -99,6 +100,7 @@ __all__ = [
     "__version__",
     "architecture_key",
     "explain_retracing",
+    "guard_retracing",
     "report",
     "tracing_budget",
     "watch_every_tf_function",

@@ -43,6 +43,7 @@ import dataclasses
 import inspect
 import logging
 import sys
+import time
 import weakref
 from collections.abc import Callable, Iterator
 
@@ -100,6 +101,13 @@ class _Trace:
     context: FunctionContext
     descriptions: dict  # id(Weakref type) -> description, kept while the object lived
     reason: RetraceReason | None = None
+    started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
+
+
+_NO_VISIBLE_CHANGE = (
+    "no argument or call context differs from an earlier trace in what the explainer can "
+    f"see, so the cause is unknown. Please report it at {REPORT_URL}."
+)
 
 
 class _CodeStats:
@@ -153,12 +161,16 @@ class _Watch:
 
     def commit(self, trace: _Trace) -> None:
         """Record a trace TensorFlow has just added to its cache, and explain it."""
+        # From the Python body's start to the graph in the cache: what this trace cost.
+        trace_ms = (time.perf_counter() - trace.started) * 1e3
         _describe_objects(trace)
         number = len(self.traces) + 1
         if self.traces:
             trace.reason = self._explain(trace, number)
         elif self.stats.traced:
             trace.reason = self._explain_new_function(number)
+        if trace.reason is not None:
+            trace.reason = dataclasses.replace(trace.reason, trace_ms=trace_ms)
         self.traces.append(trace)
         if not self.counted_as_traced:
             self.counted_as_traced = True
@@ -195,6 +207,8 @@ class _Watch:
                 closest = changes
             if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
                 break
+        if not closest:  # TensorFlow traced again, yet no argument or context differs
+            closest = [_Change(None, "unknown", "", "", _NO_VISIBLE_CHANGE)]
         first, *others = closest
         message = f"`{self.name}` traced again (trace {number}): {first.advice}"
         if others:
@@ -249,6 +263,59 @@ class _RecordingCache(FunctionCache):
                 watch.commit(trace)
             except Exception as error:  # the explanation must never break the call
                 watch.commit_unexplained(trace, error)
+            if trace.reason is not None:
+                _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
+
+
+class RetracingGuard:
+    """Active inside ``guard_retracing``: what to do when a watched function retraces."""
+
+    def __init__(self, functions: tuple, action: str):
+        self.watches = {id(getattr(f, "_watch", None)) for f in functions}
+        self.action = action
+        self.logged: set = set()  # functions already logged: once each
+        self.reasons: list[RetraceReason] = []
+
+    def covers(self, watch: _Watch) -> bool:
+        return not self.watches or id(watch) in self.watches
+
+
+_GUARDS: list[RetracingGuard] = []
+
+
+def _enforce_guards(watch: _Watch, reason: RetraceReason) -> None:
+    for guard in list(_GUARDS):
+        if not guard.covers(watch):
+            continue
+        guard.reasons.append(reason)
+        if guard.action == "raise":
+            raise RetracingBudgetExceeded(f"retrace after warm-up: {reason.message}")
+        if watch.name not in guard.logged:
+            guard.logged.add(watch.name)
+            LOGGER.error("retrace after warm-up (logged once per function): %s", reason.message)
+
+
+@contextlib.contextmanager
+def guard_retracing(*functions, action: str = "raise") -> Iterator[RetracingGuard]:
+    """After warm-up: a retrace of the given watched functions (all, if none) raises
+    ``RetracingBudgetExceeded`` or is logged once per function on the ``retrace`` logger.
+
+    For a serving process: warm up, then serve inside ``with guard_retracing(action="log")``.
+    Functions must come from ``explain_retracing`` or whole-program mode.
+    """
+    if action not in ("raise", "log"):
+        raise ValueError(f"guard_retracing(): action must be 'raise' or 'log', got {action!r}")
+    for function in functions:
+        if getattr(function, "_watch", None) is None:
+            raise TypeError(
+                f"guard_retracing() needs functions from explain_retracing, got {function!r}"
+            )
+    guard = RetracingGuard(functions, action)
+    _GUARDS.append(guard)
+    try:
+        yield guard
+    finally:
+        _GUARDS.remove(guard)
 
 
 class WatchedFunction(PolymorphicFunction):
@@ -389,11 +456,11 @@ _ORIGINAL_TF_FUNCTION = tf.function
 _SESSION_ACTIVE = False
 
 
-def _watching_tf_function(func=None, **options):
-    """Stands in for tf.function: makes the tf.function, then watches it."""
+def _watching_tf_function(func=None, *args, **options):
+    """Stands in for tf.function (same arguments): makes the tf.function, then watches it."""
     if func is None:
-        return lambda inner: _watching_tf_function(inner, **options)
-    return _watched_copy(_ORIGINAL_TF_FUNCTION(func, **options))
+        return lambda inner: _watching_tf_function(inner, *args, **options)
+    return _watched_copy(_ORIGINAL_TF_FUNCTION(func, *args, **options))
 
 
 @contextlib.contextmanager

@@ -31,6 +31,11 @@ class RetraceReason:
     message: str  # a sentence to act on: function, argument, change and fix
     others: tuple[str, ...] = ()  # further differences from the same earlier trace
     count: int | None = None  # tf.function objects made for this code (kind "object")
+    trace_ms: float | None = None  # what this trace took, from its Python body to its graph
+
+    def as_dict(self) -> dict:
+        """The reason as plain data (for logs and JSON)."""
+        return dataclasses.asdict(self)
 
 
 # --8<-- [end:reason]
