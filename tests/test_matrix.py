@@ -576,3 +576,17 @@ def test_outputs_that_differ_only_by_memory_address_are_one_group():
     note = render.block_note(outcomes, "TF 2.21", "v.md")
     assert '=== "TF 2.13–2.14: prints"' in note and "<A object at 0x...>" in note
     assert '=== "TF 2.15: raises"\n\n        ```text\n        KeyError: 0x...\n' in note
+
+
+def test_the_measured_range_of_a_page_changed_since_the_run_is_not_claimed():
+    blocks = blocks_of(PAGE)
+    doc = doc_for("docs/page.md", blocks, {"tf2.13": [("passed", "", "")] * 3})
+    doc["entries"][0]["environment"] = {"status": "ok"}
+    assert "ran them on TF 2.13: every block" in render.measured_range_sentence(
+        doc, "docs/page.md", "v.md", blocks
+    )
+    edited = blocks_of(PAGE.replace('print("two")', 'print("deux")'))
+    assert render.measured_range_sentence(doc, "docs/page.md", "v.md", edited) == (
+        "The [version matrix](v.md#page-docs-page-md) last ran an earlier version of this "
+        "page's examples; its next run will cover these."
+    )

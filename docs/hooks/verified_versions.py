@@ -18,6 +18,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from tests.harness.codeblocks import page_blocks
 from tests.matrix import render
 from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
@@ -83,8 +84,9 @@ def on_config(config, **_):
     return config
 
 
-def on_page_markdown(markdown: str, page, **_: object) -> str:
+def on_page_markdown(markdown: str, page, config, **_: object) -> str:
     doc = _matrix(os.environ.get("MATRIX_RESULTS") or str(RESULTS_FILE))
-    src = page.file.src_uri
+    src, name = page.file.src_uri, f"docs/{page.file.src_uri}"
     versions = posixpath.relpath(render.VERSIONS_PAGE, posixpath.dirname(src) or ".")
-    return stamp(markdown, render.measured_range_sentence(doc, f"docs/{src}", versions))
+    blocks = page_blocks(Path(config["docs_dir"]) / src) if name in doc["pages"] else None
+    return stamp(markdown, render.measured_range_sentence(doc, name, versions, blocks))

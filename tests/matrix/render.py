@@ -332,10 +332,23 @@ def page_differences(
 # --- the verified-versions note -----------------------------------------------------------
 
 
-def measured_range_sentence(doc: dict, page: str, versions_link: str) -> str:
-    """One sentence for the verified-versions note of ``page``: where its blocks held."""
+def measured_range_sentence(
+    doc: dict, page: str, versions_link: str, blocks: Sequence[DocBlock] | None = None
+) -> str:
+    """One sentence for the verified-versions note of ``page``: where its blocks held.
+
+    With the page's ``blocks`` as they are now, a page changed since the matrix ran is
+    said to be so, rather than credited with results of blocks it no longer has.
+    """
     if page not in doc["pages"] or not doc["pages"][page]:
         return ""
+    if blocks is not None and (
+        len(blocks) != len(doc["pages"][page]) or not all(current(doc, page, blocks))
+    ):
+        return (
+            f"The [version matrix]({versions_link}#{anchor('page', page)}) last ran an earlier "
+            "version of this page's examples; its next run will cover these."
+        )
     clean, other = clean_on(doc, page)
     ran = {e["id"] for e in ran_entries(doc)}
     other, no_environment = [i for i in other if i in ran], [i for i in other if i not in ran]
