@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from tests.harness.codeblocks import page_blocks
+from tests.harness.codeblocks import HarnessError, page_blocks, snippets_config
 from tests.matrix import render
 from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
@@ -88,5 +88,11 @@ def on_page_markdown(markdown: str, page, config, **_: object) -> str:
     doc = _matrix(os.environ.get("MATRIX_RESULTS") or str(RESULTS_FILE))
     src, name = page.file.src_uri, f"docs/{page.file.src_uri}"
     versions = posixpath.relpath(render.VERSIONS_PAGE, posixpath.dirname(src) or ".")
-    blocks = page_blocks(Path(config["docs_dir"]) / src) if name in doc["pages"] else None
+    blocks = None
+    if name in doc["pages"]:
+        options = snippets_config(Path(config["config_file_path"]))
+        try:
+            blocks = page_blocks(Path(config["docs_dir"]) / src, options)
+        except HarnessError as error:
+            raise PluginError(str(error)) from error
     return stamp(markdown, render.measured_range_sentence(doc, name, versions, blocks))

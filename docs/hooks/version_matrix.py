@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from tests.harness.codeblocks import page_blocks
+from tests.harness.codeblocks import HarnessError, page_blocks, snippets_config
 from tests.matrix import render
 from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
@@ -60,8 +60,10 @@ def on_page_markdown(markdown, page, config, **_):
         return link(name.removeprefix("docs/")) if name.startswith("docs/") else None
 
     name = f"docs/{src}"
-    blocks = page_blocks(Path(config["docs_dir"]) / src) if name in doc["pages"] else None
     try:
+        blocks = (
+            _blocks(Path(config["docs_dir"]) / src, name, config) if name in doc["pages"] else None
+        )
         markdown = render.replace_markers(
             markdown, src, doc, declared_tensorflow(), page_link, blocks
         )
@@ -69,9 +71,14 @@ def on_page_markdown(markdown, page, config, **_):
             markdown = render.add_block_notes(
                 markdown, name, blocks, doc, reference(), link(render.VERSIONS_PAGE)
             )
-    except render.MarkerError as error:
+    except (render.MarkerError, HarnessError) as error:
         raise PluginError(str(error)) from error
     return markdown
+
+
+def _blocks(path: Path, name: str, config) -> list:
+    """The page's Python blocks, with includes resolved as this build resolves them."""
+    return page_blocks(path, snippets_config(Path(config["config_file_path"])))
 
 
 def reference() -> str:

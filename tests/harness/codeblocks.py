@@ -121,10 +121,15 @@ def extract_python_blocks(text: str, source: str) -> list[DocBlock]:
     return blocks
 
 
-def page_blocks(path: Path) -> list[DocBlock]:
-    """Expand and extract the Python blocks of one Markdown file."""
+def page_blocks(path: Path, options: dict | None = None) -> list[DocBlock]:
+    """Expand and extract the Python blocks of one Markdown file.
+
+    ``options``: the snippets options of the build at hand (``snippets_config`` of its
+    mkdocs.yml); by default, this repository's.
+    """
     source = relative_name(path)
-    return extract_python_blocks(expand_includes(path.read_text(encoding="utf-8"), source), source)
+    text = path.read_text(encoding="utf-8")
+    return extract_python_blocks(expand_includes(text, source, options), source)
 
 
 def relative_name(path: Path) -> str:

@@ -375,7 +375,9 @@ def cell(entry: dict, page: str) -> str:
     parts = [f"{counts['passed']} pass"]
     for status in ("differs", "failed"):
         if counts[status]:
-            parts.append(f"**{counts[status]} {STATUS_WORDS[status]}**")
+            # Emphasis, not bold: bold marks a table's headline figures, which a phone
+            # keeps in view; a matrix of versions cannot keep every column in view.
+            parts.append(f"*{counts[status]} {STATUS_WORDS[status]}*")
     blocked = counts["not-applicable"]
     if blocked:
         parts.append(f"{blocked} not run")
@@ -407,7 +409,7 @@ def package_cell(entry: dict) -> str:
         return f"[not run]({target})"
     text = f"{tests['passed']} pass"
     if tests["failed"]:
-        text += f" · **{tests['failed']} fail**"
+        text += f" · *{tests['failed']} fail*"
     return f"[{text}]({target})"
 
 
