@@ -215,10 +215,7 @@ def serving_architectures_extra(result: Mapping[str, Any]) -> str:
         "|---|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for row in rows:
-        speedup = (
-            f"{number(row['speedup_median'], 2)} ({number(row['speedup_ci_low'], 2)}–"
-            f"{number(row['speedup_ci_high'], 2)})"
-        )
+        speedup = _interval(row)
         if row["route"] != "shared graph":
             speedup += " (own route)"
         lines.append(
@@ -227,7 +224,36 @@ def serving_architectures_extra(result: Mapping[str, Any]) -> str:
             f"| {number(row['predict_on_batch_us'])} | {speedup} "
             f"| {row['shared_traces']} / {row['dedicated_traces']} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n" + _serving_crossover(rows) + "\n"
+
+
+def _interval(row: Mapping[str, Any]) -> str:
+    return (
+        f"{number(row['speedup_median'])} ({number(row['speedup_ci_low'])}–"
+        f"{number(row['speedup_ci_high'])})"
+    )
+
+
+def _serving_crossover(rows: list[Mapping[str, Any]]) -> str:
+    """Where the shared graph stops paying off, read from the rows rather than asserted."""
+    shared = [row for row in rows if row["route"] == "shared graph"]
+    if not shared:
+        return "No architecture took the shared route in this run."
+    slower = [row for row in shared if row["speedup_ci_high"] < 1]
+    if slower:
+        names = ", ".join(
+            f"{text(row['architecture'])} at batch {row['batch']} ({row['variables']} "
+            f"variables, {_interval(row)})"
+            for row in slower
+        )
+        return f"Measurably slower through the shared graph (whole interval below 1): {names}."
+    lowest = min(shared, key=lambda row: row["speedup_median"])
+    return (
+        "No architecture was measurably slower through the shared graph in this run (no "
+        "interval lies entirely below 1). The lowest median speedup was "
+        f"{text(lowest['architecture'])}, {lowest['variables']} variables, "
+        f"batch {lowest['batch']}: {_interval(lowest)}."
+    )
 
 
 EXTRA_RENDERERS = {
