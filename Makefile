@@ -25,10 +25,10 @@ test: env  ## run the whole test suite (executes every code block on the site)
 	@echo ">> running the test suite"
 	$(PY) -m pytest
 
-# Lint needs ruff only: its own environment of the locked dev tools, without TensorFlow.
+# Lint needs ruff only: its own environment with the locked ruff, without TensorFlow.
 LINT_ENV := .tools/lint
-lint:  ## ruff over the Python code (installs the dev tools only, not TensorFlow)
-	@UV_PROJECT_ENVIRONMENT=$(LINT_ENV) .ci/bootstrap --only-group dev
+lint:  ## ruff over the Python code (installs ruff only, not TensorFlow)
+	@UV_PROJECT_ENVIRONMENT=$(LINT_ENV) .ci/bootstrap --only-group lint
 	$(LINT_ENV)/bin/ruff check .
 	$(LINT_ENV)/bin/ruff format --check .
 

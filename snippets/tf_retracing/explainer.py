@@ -379,8 +379,6 @@ def explain_retracing(fn=None, /, **tf_function_options):
     return _watched_copy(_ORIGINAL_TF_FUNCTION(fn, **tf_function_options))
 
 
-
-
 def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
     """A WatchedFunction with the same Python function and options as ``function``."""
     python_function = function.python_function
@@ -443,8 +441,6 @@ def tracing_budget(fn, max_traces: int) -> Iterator[None]:
             why = trace.reason.message if trace.reason else "first trace of this function"
             lines.append(f"  - {why}")
     raise RetracingBudgetExceeded("\n".join(lines))
-
-
 
 
 # Whole-program mode: every tf.function made while active is watched.
@@ -706,8 +702,6 @@ def _shape_change(path, old, new, generalised) -> _Change:
         )
     advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
     return _Change(path, "shape", before, after, advice)
-
-
 
 
 def _spec(trace_type, shape) -> str:

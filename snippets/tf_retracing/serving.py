@@ -204,8 +204,6 @@ def _variables(model: keras.Model) -> list:
     return [*model.trainable_variables, *model.non_trainable_variables]
 
 
-
-
 @dataclass
 class _Graph:
     """One concrete function of an architecture, for one kind of input."""
@@ -311,8 +309,6 @@ def _adapted_normalizations(model: keras.Model) -> list:
     ]
 
 
-
-
 def _structural_reason(model: keras.Model) -> str | None:
     """Why the model must take its own route, from its classes and layers alone."""
     if not (type(model) is keras.Sequential or _internals.is_plain_functional(model)):
@@ -407,8 +403,6 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-
-
 # --8<-- [start:tolerances]
 # Largest difference accepted between the shared graph and model(x), relative to the
 # output's magnitude (at least 1): a graph may fuse or reorder floating-point operations
@@ -465,8 +459,6 @@ def _perturbed(leaves: list) -> list:
             array = np.roll(array, 1, axis=0)
         probe.append(tf.constant(array, dtype=leaf.dtype))
     return probe
-
-
 
 
 def architecture_key(model: keras.Model) -> str:
@@ -533,8 +525,6 @@ def _without_batch(build_config: dict) -> dict:
 
 def _weight_specs(variables: list) -> list[tuple[list[int], str]]:
     return [(list(v.shape), str(v.dtype)) for v in variables]
-
-
 
 
 def _check_model(model: Any) -> None:
@@ -655,5 +645,3 @@ def _describe_inputs(model: keras.Model) -> str:
 
 def _describe_leaves(leaves: list) -> str:
     return ", ".join(f"{tuple(leaf.shape)} {leaf.dtype.name}" for leaf in leaves)
-
-
