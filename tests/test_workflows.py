@@ -65,17 +65,21 @@ def command(run: str, env: dict[str, str]) -> list[str]:
 
 def runs_a_strict_build(run: str) -> bool:
     """Whether a `run:` script builds the site with --strict, asking make what it runs."""
-    if run.startswith("make "):
-        proc = subprocess.run(
-            ["make", "-n", *shlex.split(run)[1:]],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        )
-        run = proc.stdout
-    return "mkdocs build --strict" in run
+    for part in run.split("&&"):
+        words = shlex.split(part)
+        if words[:1] == ["make"]:
+            proc = subprocess.run(
+                ["make", "-n", *words[1:]],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            )
+            part = proc.stdout
+        if "mkdocs build --strict" in part:
+            return True
+    return False
 
 
 def run_zizmor(target: Path) -> subprocess.CompletedProcess:
@@ -297,12 +301,18 @@ def test_matrix_workflow_runs_every_declared_entry_as_a_hosted_job():
     assert run["strategy"]["fail-fast"] is False
     assert run["strategy"]["matrix"]["entry"] == [entry.id for entry in ENTRIES]
     assert "github.ref=='refs/heads/main'" in run["if"].replace(" ", "")
-    commands = " ".join(step.get("run", "") for step in run["steps"])
-    assert 'python -m tests.matrix run --only "$ENTRY"' in commands
-    merge = load(MATRIX_WORKFLOW)["jobs"]["merge"]
+    for entry in ENTRIES:  # each job runs exactly its own entry
+        env = {"ENTRY": entry.id, "RUNNER_TEMP": "/tmp"}
+        commands = [command(step["run"], env) for step in run["steps"] if "run" in step]
+        [matrix] = [c for c in commands if c[1:4] == ["-m", "tests.matrix", "run"]]
+        assert matrix[matrix.index("--only") + 1] == entry.id
+    workflow = load(MATRIX_WORKFLOW)
+    merge = workflow["jobs"]["merge"]
     commands = [step.get("run", "") for step in merge["steps"]]
-    assert any("python -m tests.matrix merge" in c and "RESULTS_FILE" in c for c in commands)
-    assert "make build SITE_DIR=site" in commands
+    [merging] = [c for c in commands if "python -m tests.matrix merge" in c]
+    out = command(merging.split("&&")[-1], workflow["env"])
+    assert out[out.index("--out") + 1] == workflow["env"]["RESULTS_FILE"]
+    assert any(runs_a_strict_build(c) for c in commands)
 
 
 def test_only_the_propose_job_of_the_matrix_writes_and_it_runs_no_repository_code():
