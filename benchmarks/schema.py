@@ -475,7 +475,7 @@ def load_file(path: Path) -> ResultsFile:
 
 
 def load_results(directory: Path = RESULTS_DIR) -> dict[str, ResultsFile]:
-    """Every results file in the folder, by device; fails on the first malformed file.
+    """Every results file in the folder, by device; fails naming every malformed file.
 
     The folder holds one file per device, named after it (``cpu.json``, ``gpu.json``).
     """
@@ -487,17 +487,27 @@ def load_results(directory: Path = RESULTS_DIR) -> dict[str, ResultsFile]:
             f"{directory}: no results files (*.json); run `python -m benchmarks run`"
         )
     loaded: dict[str, ResultsFile] = {}
+    problems: list[str] = []  # every file is checked, so one build names every bad file
     for path in paths:
-        if path.stem not in DEVICES:
-            raise ResultsError(
-                f"{path}: not a results file name; the folder holds "
-                f"{' and '.join(f'{d}.json' for d in DEVICES)} only"
-            )
-        results = load_file(path)
-        if results.device != path.stem:
-            raise ResultsError(f"{path}: device: {results.device!r} results in {path.name}")
-        loaded[results.device] = results
+        try:
+            loaded[path.stem] = _load_named(path)
+        except ResultsError as error:
+            problems.append(str(error))
+    if problems:
+        raise ResultsError("\n".join(problems))
     return loaded
+
+
+def _load_named(path: Path) -> ResultsFile:
+    if path.stem not in DEVICES:
+        raise ResultsError(
+            f"{path}: not a results file name; the folder holds "
+            f"{' and '.join(f'{d}.json' for d in DEVICES)} only"
+        )
+    results = load_file(path)
+    if results.device != path.stem:
+        raise ResultsError(f"{path}: device: {results.device!r} results in {path.name}")
+    return results
 
 
 def write_results(path: Path, device: str, scenarios: dict[str, dict[str, Any]]) -> None:

@@ -298,6 +298,19 @@ def test_gpu_null_in_the_gpu_file(hook, project, document):
     )
 
 
+def test_every_bad_file_is_named_in_one_build(hook, project, document):
+    cpu = write(project, {**document, "schema_version": 2})
+    gpu = write(project, gpu_document(document, None), "gpu")
+    message = refused(hook, project)
+    assert f"{cpu}: schema_version: expected 1, found 2" in message
+    assert f"{gpu}: scenarios.predict_loop.provenance.gpu: a GPU result must name" in message
+
+
+def test_a_file_whose_device_differs_from_its_name(hook, project, document):
+    path = write(project, document, "gpu")
+    assert f"{path}: device: 'cpu' results in gpu.json" in refused(hook, project)
+
+
 def test_a_gpu_file_naming_its_gpu_is_accepted(hook, project, document):
     write(project, document)
     write(project, gpu_document(document, {"name": "NVIDIA L4", "driver": "550.1"}), "gpu")
