@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -73,10 +74,16 @@ def page_runs(request, tmp_path_factory):
 
 
 class SiteBuild:
-    """The real site, built once with --strict in the background from the session's start."""
+    """The real site, built once with --strict in the background from the session's start.
+
+    ``TEST_SITE_DIR`` keeps it in that folder (relative to the repository) instead of a
+    temporary one: the pull-request checks upload it as the preview, so that CI builds
+    and link-checks the site once, inside the test suite.
+    """
 
     def __init__(self, workdir: Path):
-        self.site_dir = workdir / "site"
+        kept = os.environ.get("TEST_SITE_DIR")
+        self.site_dir = ROOT / kept if kept else workdir / "site"
         self._log = workdir / "build.log"
         self._proc: subprocess.Popen | None = None
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.lookup import headline_ratio
 from benchmarks.render import (
     MarkerError,
     all_plots,
@@ -56,7 +57,7 @@ def test_table_has_a_row_per_variant_ratios_with_intervals_and_provenance(result
     rows = [line for line in table.splitlines() if line.startswith("| ")]
     assert len(rows) == 1 + len(result["variants"])  # header + variants
     assert "1× (baseline)" in rows[1]
-    headline = next(r for r in result["ratios"] if r["headline"])
+    headline = headline_ratio(result)
     assert f"**{number(headline['median'])}× (95% CI {number(headline['ci_low'])}–" in table
     assert "**quick profile**" in table
     assert "Set-up: calls per pass 60; loop counts uniform in 1..20;" in table

@@ -340,7 +340,6 @@ class WatchedFunction(PolymorphicFunction):
         return bound
 
 
-# --8<-- [start:explain]
 def explain_retracing(fn=None, /, **tf_function_options):
     """Watch a tf.function (or a Python function, wrapped in one) and explain retraces.
 
@@ -380,9 +379,6 @@ def explain_retracing(fn=None, /, **tf_function_options):
     return _watched_copy(_ORIGINAL_TF_FUNCTION(fn, **tf_function_options))
 
 
-# --8<-- [end:explain]
-
-
 def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
     """A WatchedFunction with the same Python function and options as ``function``."""
     python_function = function.python_function
@@ -413,7 +409,6 @@ def _trace_hook(python_function: Callable, watch: _Watch) -> Callable:
     return make_decorator(python_function, trace_hook, "explain_retracing")
 
 
-# --8<-- [start:budget]
 @contextlib.contextmanager
 def tracing_budget(fn, max_traces: int) -> Iterator[None]:
     """Fail with RetracingBudgetExceeded if ``fn`` traces more than ``max_traces`` times.
@@ -446,9 +441,6 @@ def tracing_budget(fn, max_traces: int) -> Iterator[None]:
             why = trace.reason.message if trace.reason else "first trace of this function"
             lines.append(f"  - {why}")
     raise RetracingBudgetExceeded("\n".join(lines))
-
-
-# --8<-- [end:budget]
 
 
 # Whole-program mode: every tf.function made while active is watched.
@@ -684,7 +676,6 @@ def _short(change: _Change) -> str:
 # The advice for each kind of change -------------------------------------------
 
 
-# --8<-- [start:shape-advice]
 def _shape_change(path, old, new, generalised) -> _Change:
     before, after = _shape(old.shape), _shape(new.shape)
     if old.shape.rank != new.shape.rank:
@@ -711,9 +702,6 @@ def _shape_change(path, old, new, generalised) -> _Change:
         )
     advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
     return _Change(path, "shape", before, after, advice)
-
-
-# --8<-- [end:shape-advice]
 
 
 def _spec(trace_type, shape) -> str:
