@@ -332,7 +332,6 @@ def _enforce_guards(watch: _Watch, reason: RetraceReason | None) -> None:
         raise RetracingBudgetExceeded(f"retrace after warm-up: {reason.message}")
 
 
-# --8<-- [start:guard]
 @contextlib.contextmanager
 def guard_retracing(*functions, action: str = "raise", warmup: int = 0) -> Iterator[RetracingGuard]:
     """Inside the block, a retrace of the given watched functions (of every watched
@@ -360,9 +359,6 @@ def guard_retracing(*functions, action: str = "raise", warmup: int = 0) -> Itera
     finally:
         with _GUARDS_LOCK:
             _GUARDS.remove(guard)
-
-
-# --8<-- [end:guard]
 
 
 class WatchedFunction(PolymorphicFunction):
