@@ -123,7 +123,7 @@ def parse_options(argv: list[str]) -> Options:
         if options.guard is None:
             raise UsageError("--warmup needs --guard log or --guard raise")
         text = values["--warmup"]
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):
             raise UsageError(f"--warmup must be a whole number of traces >= 0, got {text!r}")
         options.warmup = int(text)
     elif options.guard is not None:
