@@ -744,12 +744,13 @@ def test_main_runs_a_script_and_reports(tmp_path, capsys):
     assert f"== retracing report for {script} ==" in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("function"))
-    assert header.split() == ["function", "defined", "at", "tf.functions", "traces", "retraces"]
-    row = {line.split()[0]: line.split()[2:] for line in lines if line.startswith(("pre", "ste"))}
+    assert header.split()[:6] == ["function", "defined", "at", "tf.functions", "traces", "retraces"]
+    assert header.split()[6:] == ["trace", "ms", "retrace", "ms"]
+    row = {line.split()[0]: line.split()[2:5] for line in lines if line.startswith(("pre", "ste"))}
     assert row["predict"] == ["1", "3", "2"]
     assert row["steady"] == ["1", "1", "0"]
     assert any(
-        line.split()[:1] == ["<lambda>"] and line.split()[2:] == ["3", "3", "2"] for line in lines
+        line.split()[:1] == ["<lambda>"] and line.split()[2:5] == ["3", "3", "2"] for line in lines
     )
     assert "  2 x shape of x: `predict` traced again (trace 3)" in out
     assert "  2 x object of (no argument): `<lambda>` traced again because" in out

@@ -17,7 +17,13 @@ import warnings
 
 import tensorflow as tf
 
-from tf_retracing.explainer_types import KINDS, RetraceReason, RetracingBudgetExceeded
+from tf_retracing.explainer_types import (
+    CAUSES,
+    KINDS,
+    Cause,
+    RetraceReason,
+    RetracingBudgetExceeded,
+)
 from tf_retracing.serving import (
     ServingFallbackWarning,
     SharedGraphPredictor,
@@ -66,6 +72,7 @@ if EXPLAINER_UNAVAILABLE is None:
         explain_retracing,
         guard_retracing,
         report,
+        report_data,
         tracing_budget,
         watch_every_tf_function,
     )
@@ -84,12 +91,14 @@ else:
     def _needs_the_explainer(*args, **kwargs):
         raise RuntimeError(f"tf_retracing: {EXPLAINER_UNAVAILABLE}; this needs the explainer")
 
-    report = watch_every_tf_function = guard_retracing = _needs_the_explainer
+    report = report_data = watch_every_tf_function = guard_retracing = _needs_the_explainer
 
 __all__ = [
+    "CAUSES",
     "EXPLAINER_UNAVAILABLE",
     "KINDS",
     "SUPPORTED_TENSORFLOW",
+    "Cause",
     "RetraceReason",
     "RetracingBudgetExceeded",
     "ServingFallbackWarning",
@@ -102,6 +111,7 @@ __all__ = [
     "explain_retracing",
     "guard_retracing",
     "report",
+    "report_data",
     "tracing_budget",
     "watch_every_tf_function",
 ]

@@ -1,10 +1,13 @@
-"""The ``tf-retracing`` console command: ``tf-retracing explain script.py [args]``."""
+"""The ``tf-retracing`` console command: ``tf-retracing explain [options] script.py [args]``."""
 
 from __future__ import annotations
 
 import sys
 
-USAGE = "usage: tf-retracing explain script.py [args ...]"
+USAGE = (
+    "usage: tf-retracing explain [--guard log|raise] [--warmup N] [--json PATH] [--] "
+    "script.py [args ...]"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
