@@ -153,7 +153,7 @@ def lint_source(source: str | bytes, path: str = "<string>", config: Config | No
     lines = text.splitlines()
     findings = []
     for rule in RULES:
-        if not config.enabled(rule.code, path):
+        if not model.relevant or not config.enabled(rule.code, path):
             continue
         try:
             found = list(rule.check(model))

@@ -11,6 +11,7 @@ means no finding.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -342,11 +343,19 @@ class ModuleModel:
         self.tree = tree
         self.aliases = _import_aliases(tree)
         self._contexts: dict[int, Context] = {}
-        self._record_contexts(tree.body, Context())
-        self._defs = _definitions(tree)
-        self._builders = self._model_builders()
-        self._traced_by_name, self._traced_by_attribute = self._find_traced_functions()
-        self._find_tensor_arguments()
+        # Every rule needs a name from TensorFlow or Keras: a module importing neither is
+        # left empty, which keeps a run over a large project fast.
+        self.relevant = any(self.imports(package) for package in ("tensorflow", *_KERAS))
+        self._defs: dict[str, FUNCTION] = {}
+        self._builders: set[str] = set()
+        self._traced_by_name: dict[str, TracedFunction] = {}
+        self._traced_by_attribute: dict[tuple[str, str], TracedFunction] = {}
+        if self.relevant:
+            self._record_contexts(tree.body, Context())
+            self._defs = _definitions(tree)
+            self._builders = self._model_builders()
+            self._traced_by_name, self._traced_by_attribute = self._find_traced_functions()
+            self._find_tensor_arguments()
 
     # --- names --------------------------------------------------------------------------
 
@@ -376,10 +385,14 @@ class ModuleModel:
     def context(self, node: ast.AST) -> Context:
         return self._contexts[id(node)]
 
-    def nodes(self) -> Iterator[tuple[ast.AST, Context]]:
-        for node in ast.walk(self.tree):
-            if id(node) in self._contexts:
-                yield node, self._contexts[id(node)]
+    def nodes(self) -> list[tuple[ast.AST, Context]]:
+        if "_nodes" not in self.__dict__:
+            self._nodes = [
+                (node, self._contexts[id(node)])
+                for node in ast.walk(self.tree)
+                if id(node) in self._contexts
+            ]
+        return self._nodes
 
     def _record_contexts(self, nodes: list[ast.AST], ctx: Context) -> None:
         for node in nodes:
@@ -548,7 +561,7 @@ class ModuleModel:
 
     # --- tf.functions created per call ----------------------------------------------------
 
-    @property
+    @functools.cached_property
     def function_creations(self) -> list[Creation]:
         creations = []
         for node, ctx in self.nodes():
@@ -616,23 +629,22 @@ class ModuleModel:
 
     def _model_builders(self) -> set[str]:
         """Functions of this module that return a model they build."""
-        builders = set()
-        for name, definition in self._defs.items():
-            built = {
-                t.id
-                for node in walk_local(definition.body)
-                if isinstance(node, ast.Assign) and self._constructs_model(node.value, set())
-                for t in node.targets
-                if isinstance(t, ast.Name)
-            }
-            for node in walk_local(definition.body):
-                if isinstance(node, ast.Return) and node.value is not None:
-                    value = node.value
-                    if self._constructs_model(value, set()) or (
-                        isinstance(value, ast.Name) and value.id in built
-                    ):
-                        builders.add(name)
-        return builders
+        built_in: dict[int, set[str]] = {}  # function -> names assigned a new model
+        returns = []
+        for node, ctx in self.nodes():
+            if ctx.function is None:
+                continue
+            if isinstance(node, ast.Assign) and self._constructs_model(node.value, set()):
+                names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+                built_in.setdefault(id(ctx.function), set()).update(names)
+            elif isinstance(node, ast.Return) and node.value is not None:
+                returns.append((node.value, ctx.function))
+        return {
+            function.name
+            for value, function in returns
+            if self._constructs_model(value, set())
+            or (isinstance(value, ast.Name) and value.id in built_in.get(id(function), ()))
+        }
 
     def _constructs_model(self, node: ast.AST, builders: set[str]) -> bool:
         return isinstance(node, ast.Call) and (
@@ -644,13 +656,16 @@ class ModuleModel:
         return self._constructs_model(node, self._builders)
 
     def _model_names(self) -> set[str]:
-        return {
+        if "_model_name_set" in self.__dict__:
+            return self._model_name_set
+        self._model_name_set = {
             target.id
             for node, _ in self.nodes()
             if isinstance(node, ast.Assign) and self.constructs_model(node.value)
             for target in node.targets
             if isinstance(target, ast.Name)
         }
+        return self._model_name_set
 
     def is_keras_model(self, node: ast.AST) -> bool:
         """Built by Keras in this module, or named like a model in a Keras-only module."""
