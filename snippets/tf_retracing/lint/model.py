@@ -62,6 +62,11 @@ _FLOAT64_UNLESS_DTYPE = {  # name -> position of the dtype argument
     "numpy.identity": 1,
     "numpy.linspace": 5,
 }
+# TensorFlow constructors whose result is float32 unless given a dtype.
+_FLOAT32_BY_DEFAULT = frozenset(
+    f"tensorflow.{name}"
+    for name in ("zeros", "ones", "random.normal", "random.uniform", "random.truncated_normal")
+)
 _TRAINING_METHODS = frozenset({"fit", "train_on_batch", "fit_generator", "compile"})
 _PREDICT_METHODS = frozenset({"predict", "predict_on_batch"})
 # Libraries whose estimators also have .predict: a file that imports one is not guessed at.
@@ -256,6 +261,18 @@ class TracedFunction:
     autograph: bool
     model: ModuleModel = field(repr=False)
     tensor_positions: set[int] = field(default_factory=set)  # where a caller passes a tensor
+    float32_arguments: set[int | str] = field(default_factory=set)  # positions and keywords
+
+    def takes_float32(self, where: int | str) -> bool:
+        """Some call passes float32 there, or the body names float32: a float32 pipeline."""
+        return where in self.float32_arguments or self._body_names_float32()
+
+    def _body_names_float32(self) -> bool:
+        return any(
+            (isinstance(node, ast.Attribute) and node.attr == "float32")
+            or (isinstance(node, ast.Constant) and node.value == "float32")
+            for node, _ in self.body_nodes()
+        )
 
     def body_nodes(self) -> Iterator[tuple[ast.AST, Context]]:
         """The nodes that run while tracing: the body, without nested defs and lambdas."""
@@ -549,6 +566,7 @@ class ModuleModel:
             if traced.definition is not None:
                 known = seen.setdefault(id(traced.definition), traced)
                 known.tensor_positions |= traced.tensor_positions
+                known.float32_arguments |= traced.float32_arguments
                 known.autograph = known.autograph and traced.autograph
                 known.has_signature = known.has_signature or traced.has_signature
         return list(seen.values())
@@ -558,6 +576,32 @@ class ModuleModel:
             for position, argument in enumerate(call.args):
                 if self.calls_tensorflow(argument):
                     traced.tensor_positions.add(position)
+                if self.is_float32(argument):
+                    traced.float32_arguments.add(position)
+            for keyword in call.keywords:
+                if keyword.arg is not None and self.is_float32(keyword.value):
+                    traced.float32_arguments.add(keyword.arg)
+
+    def is_float32(self, node: ast.AST) -> bool:
+        """A Python float, or a tensor or array made float32 (by default or by its dtype)."""
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, float)
+        if not isinstance(node, ast.Call):
+            return False
+        name = self.qualified_name(node.func) or ""
+        dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        if name == "tensorflow.cast" and len(node.args) == 2:
+            dtype = node.args[1]
+        if dtype is not None:
+            return (isinstance(dtype, ast.Attribute) and dtype.attr == "float32") or (
+                isinstance(dtype, ast.Constant) and dtype.value == "float32"
+            )
+        if name == "tensorflow.constant" and len(node.args) == 1:
+            return any(
+                isinstance(n, ast.Constant) and isinstance(n.value, float)
+                for n in ast.walk(node.args[0])
+            )
+        return name in _FLOAT32_BY_DEFAULT and len(node.args) <= 1
 
     # --- tf.functions created per call ----------------------------------------------------
 

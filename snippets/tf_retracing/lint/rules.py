@@ -172,9 +172,10 @@ def _numpy_float64_argument(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]
     for call, traced, ctx in model.traced_calls():
         if traced.has_signature:
             continue  # a signature converts the array to its dtype
-        for argument in [*call.args, *(k.value for k in call.keywords)]:
+        arguments = [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords)]
+        for where, argument in arguments:
             made = numpy_float64_construction(model, argument, ctx)
-            if made is not None:
+            if made is not None and traced.takes_float32(where):
                 yield (
                     argument,
                     f"{made} makes a float64 array (NumPy's default) for {traced.name}(): "
@@ -267,7 +268,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "TFR009",
         "numpy-float64-argument",
-        "A NumPy array made with the default float64 dtype passed to a tf.function.",
+        "A NumPy array with the default float64 dtype passed where a float32 value is too.",
         "Give NumPy a dtype (dtype=np.float32), or cast once at the boundary with tf.cast.",
         "causes/#new-dtypes",
         _numpy_float64_argument,
