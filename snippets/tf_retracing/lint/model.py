@@ -780,19 +780,19 @@ class ModuleModel:
                 innermost.iter, ast.List | ast.Tuple
             ):
                 continue  # a few listed inputs, not a loop over batches
-            receiver = ast.dump(node.func.value)
+            receiver = ast.unparse(node.func.value)
             trains = any(
                 isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Attribute)
                 and n.func.attr in _TRAINING_METHODS
-                and ast.dump(n.func.value) == receiver
+                and ast.unparse(n.func.value) == receiver
                 for loop in ctx.loops
                 for n in walk_local(_loop_body(loop))
             )
             built_here = any(
                 isinstance(n, ast.Assign)
                 and self.constructs_model(n.value)
-                and any(ast.dump(t) == receiver for t in n.targets)
+                and any(ast.unparse(t) == receiver for t in n.targets)
                 for loop in ctx.loops
                 for n in walk_local(_loop_body(loop))
             )
