@@ -141,8 +141,17 @@ def load_config(explicit: str | None = None, start: Path | None = None) -> Confi
         path = candidate / "pyproject.toml"
         if path.is_file():
             tool = _load_toml(path).get("tool", {})
-            if "tf-retracing" in tool and "lint" in tool["tf-retracing"]:
-                return config_from_table(tool["tf-retracing"]["lint"], str(path), candidate)
+            ours = tool.get("tf-retracing")
+            if isinstance(ours, dict) and "lint" in ours:
+                return config_from_table(ours["lint"], _shown(path), candidate)
             if (candidate / ".git").exists():
                 break  # stop at the repository root, as ruff does at the project
     return Config()
+
+
+def _shown(path: Path) -> str:
+    """The path relative to the working folder when it is below it, as messages show it."""
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)

@@ -193,19 +193,25 @@ def _python_files(folder: Path) -> Iterator[Path]:
                 yield Path(root) / name
 
 
-def collect_files(paths: Iterable[str], errors: list[InputError]) -> list[Path]:
-    files: list[Path] = []
+def collect_files(paths: Iterable[str]) -> Iterator[Path | InputError]:
+    """The files to lint, in the order given, with an InputError for a path that is none."""
+    seen: set[Path] = set()
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            files.extend(_python_files(path))
+            found = list(_python_files(path))
         elif path.is_file():
-            files.append(path)
-        elif path.exists():
-            errors.append(InputError(given, "not a regular file or a folder"))
+            found = [path]
         else:
-            errors.append(InputError(given, "no such file or folder"))
-    return list(dict.fromkeys(files))
+            problem = (
+                "not a regular file or a folder" if path.exists() else "no such file or folder"
+            )
+            yield InputError(given, problem)
+            continue
+        for file in found:
+            if file not in seen:
+                seen.add(file)
+                yield file
 
 
 def lint_paths(paths: Iterable[str], config: Config | None = None) -> LintResult:
@@ -213,7 +219,10 @@ def lint_paths(paths: Iterable[str], config: Config | None = None) -> LintResult
     checked even when others are missing or broken."""
     config = config or Config()
     result = LintResult()
-    for path in collect_files(paths, result.errors):
+    for path in collect_files(paths):
+        if isinstance(path, InputError):
+            result.errors.append(path)
+            continue
         shown = path.as_posix()
         if config.excluded(shown):
             continue
