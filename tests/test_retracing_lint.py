@@ -52,6 +52,12 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             for request in requests:
                 handle(request)
             """,
+            # the model is the same on every iteration: only the loop's names vary
+            """
+            def train(model, data):
+                for batch in data:
+                    tf.function(lambda x: model(x))(batch)
+            """,
         ],
         [
             """
@@ -401,6 +407,17 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             for _ in range(3):
                 apply(settings, tf.ones([2]))
                 apply(Settings(2.0), tf.ones([2]))
+            """,
+            # __eq__ without __hash__: refused with a TypeError, not traced per object
+            """
+            class Settings:
+                def __eq__(self, other):
+                    return True
+            @tf.function
+            def apply(settings, x):
+                return x
+            for _ in range(3):
+                apply(Settings(), tf.ones([2]))
             """,
         ],
     ),

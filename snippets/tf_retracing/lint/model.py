@@ -178,6 +178,15 @@ class Context:
                     names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         return names
 
+    def names_bound_per_iteration(self) -> set[str]:
+        """The loop variables, and every name assigned in the body of a loop around."""
+        names = self.loop_targets()
+        for loop in self.loops:
+            for node in walk_local(_loop_body(loop)):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    names.add(node.id)
+        return names
+
     def enclosing_parameters(self) -> set[str]:
         return set(_parameters(self.function)) if self.function is not None else set()
 
@@ -822,6 +831,8 @@ class ModuleModel:
         }
         if "__tf_tracing_type__" in members or "__slots__" in members:
             return None
+        if "__eq__" in members and "__hash__" not in members:
+            return None  # unhashable: tf.function refuses it with a TypeError instead
         dataclass_options = self._dataclass_options(cls)
         if dataclass_options is not None and not (
             dataclass_options.get("frozen") and not dataclass_options.get("slots")

@@ -43,9 +43,11 @@ def _function_per_call(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
         ctx = creation.context
         if not creation.called_where_created:
             continue  # stored or returned: a factory, called elsewhere (maybe once)
-        varying = {*ctx.loop_targets(), *ctx.enclosing_parameters()}
+        # What changes between two creations: per iteration, the names the loop binds;
+        # per call of the enclosing function, its parameters.
+        varying = ctx.names_bound_per_iteration() if ctx.loops else ctx.enclosing_parameters()
         if free_names(creation.wrapped) & varying:
-            continue  # closes over the loop variable: a different graph on purpose
+            continue  # closes over what changes: a different graph each time, on purpose
         if ctx.loops:
             yield creation.node, "a new tf.function is created and called on every iteration"
         elif ctx.function is not None and model.called_in_a_loop(ctx.function):
