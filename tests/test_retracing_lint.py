@@ -789,6 +789,20 @@ def test_the_linter_never_imports_tensorflow(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_package_imports_tensorflow_only_when_a_tool_needs_it():
+    probe = (
+        "import sys, tf_retracing\n"
+        "print(tf_retracing.__version__, 'tensorflow' in sys.modules)\n"
+        "from tf_retracing import explain_retracing, EXPLAINER_UNAVAILABLE\n"
+        "print('tensorflow' in sys.modules, EXPLAINER_UNAVAILABLE, callable(explain_retracing))\n"
+        "print('SharedGraphPredictor' in dir(tf_retracing), hasattr(tf_retracing, 'nothing'))\n"
+    )
+    done = _python("-c", probe)
+    version = __import__("tf_retracing").__version__
+    assert done.stdout == f"{version} False\nTrue None True\nTrue False\n", done.stderr
+
+
+@pytest.mark.slow
 def test_python_dash_m_and_the_console_command(tmp_path):
     write(tmp_path, "hazard.py", HAZARD)
     by_module = _python("-m", "tf_retracing.lint", "hazard.py", cwd=tmp_path)
