@@ -755,6 +755,10 @@ def test_sarif_output_is_sarif_2_1_0(tmp_path, capsys, monkeypatch):
     assert location["artifactLocation"]["uri"] == "src/hazard.py"
     assert location["region"]["startLine"] == 8 and location["region"]["startColumn"] == 21
     assert run["invocations"][0]["executionSuccessful"] is True
+    status, out, _ = run_main(capsys, "--format", "sarif", str(tmp_path / "src" / "hazard.py"))
+    (result,) = json.loads(out)["runs"][0]["results"]
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == (tmp_path / "src" / "hazard.py").as_uri()
 
 
 def test_lint_paths_api(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from urllib.parse import quote
 
 from tf_retracing.lint.engine import LintResult
@@ -44,7 +45,10 @@ def as_json(result: LintResult, version: str) -> str:
 
 
 def _location(path: str, line: int | None = None, finding=None) -> dict:
-    physical: dict[str, object] = {"artifactLocation": {"uri": quote(path)}}
+    # A relative path stays a relative reference (to the folder the linter ran in); an
+    # absolute one becomes a file: URI, as SARIF requires.
+    uri = Path(path).as_uri() if Path(path).is_absolute() else quote(Path(path).as_posix())
+    physical: dict[str, object] = {"artifactLocation": {"uri": uri}}
     if finding is not None:
         physical["region"] = {
             "startLine": finding.line,
