@@ -800,10 +800,11 @@ def test_the_package_imports_tensorflow_only_when_a_tool_needs_it():
         "from tf_retracing import explain_retracing, EXPLAINER_UNAVAILABLE\n"
         "print('tensorflow' in sys.modules, EXPLAINER_UNAVAILABLE, callable(explain_retracing))\n"
         "print('SharedGraphPredictor' in dir(tf_retracing), hasattr(tf_retracing, 'nothing'))\n"
+        "print(tf_retracing.serving.SharedGraphPredictor is tf_retracing.SharedGraphPredictor)\n"
     )
     done = _python("-c", probe)
     version = __import__("tf_retracing").__version__
-    assert done.stdout == f"{version} False\nTrue None True\nTrue False\n", done.stderr
+    assert done.stdout == f"{version} False\nTrue None True\nTrue False\nTrue\n", done.stderr
 
 
 @pytest.mark.slow

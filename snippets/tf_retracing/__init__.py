@@ -134,7 +134,16 @@ def _load_tensorflow_tools() -> dict[str, object]:
     return tools
 
 
+# Submodules reachable as attributes after a plain ``import tf_retracing``, as they were
+# when this package imported them all eagerly.
+_SUBMODULES = frozenset({"serving", "explainer", "explainer_types", "explain", "cli", "lint"})
+
+
 def __getattr__(name: str) -> object:
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"tf_retracing.{name}")
     if name not in _TENSORFLOW_NAMES:
         raise AttributeError(f"module 'tf_retracing' has no attribute {name!r}")
     # Stored as module globals, so this runs once: later lookups never reach __getattr__.
