@@ -30,7 +30,7 @@ def rules_found(source: str, header: str = HEADER) -> list[str]:
 # Per rule: sources where the hazard is (each must give exactly that rule once) and
 # sources where it is fixed or absent (each must give nothing).
 CASES: dict[str, tuple[list[str], list[str]]] = {
-    "TFR001": (
+    "TFL001": (
         [
             """
             def add_one(x):
@@ -97,7 +97,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR002": (
+    "TFL002": (
         [
             """
             def build_model():
@@ -129,7 +129,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR003": (
+    "TFL003": (
         [
             """
             @tf.function
@@ -193,7 +193,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR004": (
+    "TFL004": (
         [
             """
             model = keras.Sequential([keras.layers.Dense(1)])
@@ -221,7 +221,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR005": (
+    "TFL005": (
         [
             """
             @tf.function
@@ -249,7 +249,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR006": (
+    "TFL006": (
         [
             """
             model = keras.Sequential([keras.layers.Dense(1)])
@@ -267,7 +267,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR007": (
+    "TFL007": (
         [
             """
             @tf.function
@@ -298,7 +298,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR008": (
+    "TFL008": (
         [
             """
             def magnitude(x):
@@ -336,7 +336,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR009": (
+    "TFL009": (
         [
             """
             @tf.function
@@ -371,7 +371,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             """,
         ],
     ),
-    "TFR010": (
+    "TFL010": (
         [
             """
             class Settings:
@@ -457,7 +457,7 @@ def test_a_finding_has_a_location_a_message_and_a_link():
         "step.py",
         7,
         21,
-        "TFR003",
+        "TFL003",
     )
     assert finding.name == "python-number-argument"
     assert "f()" in finding.message
@@ -476,31 +476,31 @@ def test_columns_count_characters_not_bytes():
 # Every finding on the guide's pages: each is one of its "before" examples (the hazard
 # the section shows); the "fixed" examples next to them give none.
 GUIDE_FINDINGS = {
-    ("docs/guide/causes.md", 2, "TFR009"),  # float64 NumPy array after a float32 tensor
-    ("docs/guide/causes.md", 7, "TFR010"),  # a new Settings per call
-    ("docs/guide/causes.md", 15, "TFR001"),  # tf.function(add_one) in the loop
-    ("docs/guide/claims-checked.md", 1, "TFR003"),
-    ("docs/guide/claims-checked.md", 7, "TFR003"),
-    ("docs/guide/claims-checked.md", 7, "TFR009"),
-    ("docs/guide/claims-checked.md", 8, "TFR003"),
-    ("docs/guide/claims-checked.md", 12, "TFR003"),  # type hints do not convert: 3 traces
-    ("docs/guide/claims-checked.md", 14, "TFR005"),
-    ("docs/guide/claims-checked.md", 15, "TFR006"),
-    ("docs/guide/diagnosing.md", 4, "TFR003"),
-    ("docs/guide/dynamic-shapes.md", 3, "TFR003"),
-    ("docs/guide/how-tracing-works.md", 8, "TFR003"),
-    ("docs/guide/keras-models.md", 2, "TFR004"),
-    ("docs/guide/keras-models.md", 6, "TFR006"),
-    ("docs/guide/keras-models.md", 7, "TFR002"),
-    ("docs/guide/lint.md", 3, "TFR007"),  # the hazard the rule's own section shows
-    ("docs/guide/retracing-warning.md", 1, "TFR003"),
-    ("docs/guide/retracing-warning.md", 5, "TFR001"),
-    ("docs/guide/retracing-warning.md", 7, "TFR003"),
-    ("docs/guide/retracing-warning.md", 12, "TFR003"),
-    ("docs/guide/tensor-vs-python.md", 1, "TFR003"),
-    ("docs/guide/tensor-vs-python.md", 5, "TFR008"),
-    ("docs/index.md", 1, "TFR003"),
-    ("docs/index.md", 2, "TFR003"),
+    ("docs/guide/causes.md", 2, "TFL009"),  # float64 NumPy array after a float32 tensor
+    ("docs/guide/causes.md", 7, "TFL010"),  # a new Settings per call
+    ("docs/guide/causes.md", 15, "TFL001"),  # tf.function(add_one) in the loop
+    ("docs/guide/claims-checked.md", 1, "TFL003"),
+    ("docs/guide/claims-checked.md", 7, "TFL003"),
+    ("docs/guide/claims-checked.md", 7, "TFL009"),
+    ("docs/guide/claims-checked.md", 8, "TFL003"),
+    ("docs/guide/claims-checked.md", 12, "TFL003"),  # type hints do not convert: 3 traces
+    ("docs/guide/claims-checked.md", 14, "TFL005"),
+    ("docs/guide/claims-checked.md", 15, "TFL006"),
+    ("docs/guide/diagnosing.md", 4, "TFL003"),
+    ("docs/guide/dynamic-shapes.md", 3, "TFL003"),
+    ("docs/guide/how-tracing-works.md", 8, "TFL003"),
+    ("docs/guide/keras-models.md", 2, "TFL004"),
+    ("docs/guide/keras-models.md", 6, "TFL006"),
+    ("docs/guide/keras-models.md", 7, "TFL002"),
+    ("docs/guide/lint.md", 3, "TFL007"),  # the hazard the rule's own section shows
+    ("docs/guide/retracing-warning.md", 1, "TFL003"),
+    ("docs/guide/retracing-warning.md", 5, "TFL001"),
+    ("docs/guide/retracing-warning.md", 7, "TFL003"),
+    ("docs/guide/retracing-warning.md", 12, "TFL003"),
+    ("docs/guide/tensor-vs-python.md", 1, "TFL003"),
+    ("docs/guide/tensor-vs-python.md", 5, "TFL008"),
+    ("docs/index.md", 1, "TFL003"),
+    ("docs/index.md", 2, "TFL003"),
 }
 
 
@@ -566,7 +566,7 @@ def test_exit_status_is_0_when_clean_and_1_with_findings(tmp_path, capsys, monke
     write(tmp_path, "hazard.py", HAZARD)
     status, out, err = run_main(capsys, ".")
     assert status == 1 and err == ""
-    assert out.splitlines()[0].startswith("hazard.py:8:21: TFR003 ")
+    assert out.splitlines()[0].startswith("hazard.py:8:21: TFL003 ")
     assert out.splitlines()[-1] == "Found 1 finding in 1 file (2 files checked)."
 
 
@@ -590,7 +590,7 @@ def test_bad_input_is_one_line_with_exit_2_and_other_files_are_checked(
     assert status == 2
     assert len(err.splitlines()) == 1
     assert err.startswith(f"tf-retracing lint: error: {message}")
-    assert "hazard.py:8:21: TFR003" in out  # the good file was still checked
+    assert "hazard.py:8:21: TFL003" in out  # the good file was still checked
 
 
 def test_usage_errors_exit_2(capsys):
@@ -598,17 +598,17 @@ def test_usage_errors_exit_2(capsys):
         main(["--format", "xml", "."])
     assert raised.value.code == 2
     with pytest.raises(SystemExit) as raised:
-        main(["--select", "TFR999", "."])
+        main(["--select", "TFL999", "."])
     assert raised.value.code == 2
-    assert "unknown rule 'TFR999'" in capsys.readouterr().err
+    assert "unknown rule 'TFL999'" in capsys.readouterr().err
 
 
 def test_select_and_ignore_on_the_command_line(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "hazard.py", HAZARD)
-    assert run_main(capsys, "--ignore", "TFR003", "hazard.py")[0] == 0
-    assert run_main(capsys, "--select", "TFR001,TFR002", "hazard.py")[0] == 0
-    assert run_main(capsys, "--select", "TFR003", "hazard.py")[0] == 1
+    assert run_main(capsys, "--ignore", "TFL003", "hazard.py")[0] == 0
+    assert run_main(capsys, "--select", "TFL001,TFL002", "hazard.py")[0] == 0
+    assert run_main(capsys, "--select", "TFL003", "hazard.py")[0] == 1
 
 
 def test_list_rules_names_every_rule_with_its_link(capsys):
@@ -624,34 +624,34 @@ def test_list_rules_names_every_rule_with_its_link(capsys):
 
 def test_a_line_suppression_hides_only_its_rule_on_its_line():
     hidden = HAZARD.replace(
-        "f(tf.ones([2]), n)", "f(tf.ones([2]), n)  # tf-retracing: ignore[TFR003]"
+        "f(tf.ones([2]), n)", "f(tf.ones([2]), n)  # tf-retracing: ignore[TFL003]"
     )
     assert lint_source(hidden) == []
     other = HAZARD.replace(
-        "f(tf.ones([2]), n)", "f(tf.ones([2]), n)  # tf-retracing: ignore[TFR001]"
+        "f(tf.ones([2]), n)", "f(tf.ones([2]), n)  # tf-retracing: ignore[TFL001]"
     )
-    assert [f.rule for f in lint_source(other)] == ["TFR003"]
+    assert [f.rule for f in lint_source(other)] == ["TFL003"]
     every = HAZARD.replace("f(tf.ones([2]), n)", "f(tf.ones([2]), n)  # tf-retracing: ignore")
     assert lint_source(every) == []
 
 
 def test_a_file_suppression_hides_its_rules_everywhere_in_the_file():
-    assert lint_source("# tf-retracing: ignore-file[TFR003]\n" + HAZARD) == []
+    assert lint_source("# tf-retracing: ignore-file[TFL003]\n" + HAZARD) == []
     assert lint_source(HAZARD + "# tf-retracing: ignore-file\n") == []
-    assert [f.rule for f in lint_source("# tf-retracing: ignore-file[TFR001]\n" + HAZARD)] == [
-        "TFR003"
+    assert [f.rule for f in lint_source("# tf-retracing: ignore-file[TFL001]\n" + HAZARD)] == [
+        "TFL003"
     ]
 
 
 def test_a_suppression_inside_a_string_is_not_a_suppression():
     text = HAZARD + 'NOTE = "# tf-retracing: ignore-file"\n'
-    assert [f.rule for f in lint_source(text)] == ["TFR003"]
+    assert [f.rule for f in lint_source(text)] == ["TFL003"]
     assert read_suppressions(text).whole_file is False
 
 
 def test_an_unknown_rule_in_a_suppression_is_an_error():
-    with pytest.raises(LintInputError, match="line 1: unknown rule 'TFR03'"):
-        lint_source("# tf-retracing: ignore-file[TFR03]\n" + HAZARD)
+    with pytest.raises(LintInputError, match="line 1: unknown rule 'TFL03'"):
+        lint_source("# tf-retracing: ignore-file[TFL03]\n" + HAZARD)
 
 
 def test_settings_from_pyproject(tmp_path, capsys, monkeypatch):
@@ -666,15 +666,15 @@ def test_settings_from_pyproject(tmp_path, capsys, monkeypatch):
         """
         [tool.tf-retracing.lint]
         exclude = ["legacy/"]
-        per-file-ignores = { "tests/*" = ["TFR003"] }
+        per-file-ignores = { "tests/*" = ["TFL003"] }
         """,
     )
     status, out, _ = run_main(capsys, ".")
     assert status == 1
     assert [line.split(":")[0] for line in out.splitlines()[:-1]] == ["src/hazard.py"]
-    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.lint]\nignore = ["TFR003"]\n')
+    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.lint]\nignore = ["TFL003"]\n')
     assert run_main(capsys, ".")[0] == 0
-    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.lint]\nselect = ["TFR001"]\n')
+    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.lint]\nselect = ["TFL001"]\n')
     assert run_main(capsys, ".")[0] == 0
 
 
@@ -682,7 +682,7 @@ def test_settings_from_pyproject(tmp_path, capsys, monkeypatch):
     ("text", "message"),
     [
         ("[tool.tf-retracing.lint]\nselct = []\n", "unknown key 'selct'"),
-        ('[tool.tf-retracing.lint]\nignore = ["TFR42"]\n', "'ignore': unknown rule 'TFR42'"),
+        ('[tool.tf-retracing.lint]\nignore = ["TFL42"]\n', "'ignore': unknown rule 'TFL42'"),
         ("[tool.tf-retracing.lint]\nignore = 3\n", "'ignore': expected a list"),
         ("[tool.tf-retracing.lint\n", "not valid TOML"),
     ],
@@ -720,7 +720,7 @@ def test_json_output(tmp_path, capsys, monkeypatch):
     document = json.loads(out)
     assert status == 2
     (finding,) = document["findings"]
-    assert finding["rule"] == "TFR003" and (finding["line"], finding["column"]) == (8, 21)
+    assert finding["rule"] == "TFL003" and (finding["line"], finding["column"]) == (8, 21)
     assert set(finding) == {
         "path",
         "line",
@@ -749,7 +749,7 @@ def test_sarif_output_is_sarif_2_1_0(tmp_path, capsys, monkeypatch):
     assert [r["id"] for r in rules] == [rule.code for rule in RULES]
     assert all(r["helpUri"].startswith(SITE_URL) for r in rules)
     (result,) = run["results"]
-    assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "TFR003"
+    assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "TFL003"
     assert result["level"] == "warning"
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "src/hazard.py"
@@ -812,7 +812,7 @@ def test_python_dash_m_and_the_console_command(tmp_path):
     write(tmp_path, "hazard.py", HAZARD)
     by_module = _python("-m", "tf_retracing.lint", "hazard.py", cwd=tmp_path)
     assert by_module.returncode == 1
-    assert by_module.stdout.startswith("hazard.py:8:21: TFR003 ")
+    assert by_module.stdout.startswith("hazard.py:8:21: TFL003 ")
     by_command = _python("-m", "tf_retracing.cli", "lint", "hazard.py", cwd=tmp_path)
     assert (by_command.returncode, by_command.stdout) == (1, by_module.stdout)
 

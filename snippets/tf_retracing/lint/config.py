@@ -2,10 +2,10 @@
 
 ```toml
 [tool.tf-retracing.lint]
-select = ["TFR001", "TFR003"]          # default: every rule
-ignore = ["TFR004"]
+select = ["TFL001", "TFL003"]          # default: every rule
+ignore = ["TFL004"]
 exclude = ["notebooks/*", "legacy/"]   # glob patterns, relative to pyproject.toml
-per-file-ignores = { "tests/*" = ["TFR003"] }
+per-file-ignores = { "tests/*" = ["TFL003"] }
 ```
 
 Every key and rule identifier is checked: a typo is an error naming the file and the key,
@@ -69,7 +69,7 @@ class Config:
 
 def _codes(value: object, where: str) -> frozenset[str]:
     if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        raise ConfigError(f"{where}: expected a list of rule identifiers such as ['TFR001']")
+        raise ConfigError(f"{where}: expected a list of rule identifiers such as ['TFL001']")
     unknown = sorted(set(value) - set(RULES_BY_CODE))
     if unknown:
         raise ConfigError(

@@ -86,8 +86,8 @@ class Suppressions:
 
 
 def read_suppressions(text: str) -> Suppressions:
-    """``# tf-retracing: ignore[TFR003]`` on a finding's first line, or
-    ``# tf-retracing: ignore-file[TFR003]`` anywhere; without ``[...]``: every rule."""
+    """``# tf-retracing: ignore[TFL003]`` on a finding's first line, or
+    ``# tf-retracing: ignore-file[TFL003]`` anywhere; without ``[...]``: every rule."""
     lines: dict[int, frozenset[str] | None] = {}
     file_codes: set[str] = set()
     whole_file = False

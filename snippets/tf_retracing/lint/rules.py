@@ -35,7 +35,7 @@ class Rule:
     check: Callable[[ModuleModel], Iterator[tuple[ast.AST, str]]]
 
 
-# --- TFR001: a new tf.function per iteration or per call ---
+# --- TFL001: a new tf.function per iteration or per call ---
 
 
 def _function_per_call(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -58,7 +58,7 @@ def _function_per_call(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
             )
 
 
-# --- TFR002: a Keras model built for each prediction ---
+# --- TFL002: a Keras model built for each prediction ---
 
 
 def _model_per_prediction(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -66,7 +66,7 @@ def _model_per_prediction(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
         yield built, "a new Keras model is built and predicted with on every iteration"
 
 
-# --- TFR003: a Python number that changes passed to a tf.function ---
+# --- TFL003: a Python number that changes passed to a tf.function ---
 
 
 def _python_number_argument(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -83,7 +83,7 @@ def _python_number_argument(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]
                 )
 
 
-# --- TFR004: model.predict per batch in a loop ---
+# --- TFL004: model.predict per batch in a loop ---
 
 
 def _predict_in_loop(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -91,7 +91,7 @@ def _predict_in_loop(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
         yield call, "model.predict in a loop: each call sets up a data iterator and callbacks"
 
 
-# --- TFR005: a variable created in a tf.function's body ---
+# --- TFL005: a variable created in a tf.function's body ---
 
 
 def _variable_in_function(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -109,7 +109,7 @@ def _variable_in_function(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
                 )
 
 
-# --- TFR006: model.predict inside a tf.function ---
+# --- TFL006: model.predict inside a tf.function ---
 
 
 def _predict_in_function(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -123,7 +123,7 @@ def _predict_in_function(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
                 )
 
 
-# --- TFR007: .numpy() on a tensor inside a tf.function ---
+# --- TFL007: .numpy() on a tensor inside a tf.function ---
 
 
 def _numpy_in_function(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -140,7 +140,7 @@ def _numpy_in_function(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
                 yield node, f".numpy() on a graph tensor inside {traced.name}(), a tf.function"
 
 
-# --- TFR008: Python control flow over a tensor with AutoGraph off ---
+# --- TFL008: Python control flow over a tensor with AutoGraph off ---
 
 
 def _tensor_condition_without_autograph(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -167,7 +167,7 @@ def _keyword(node: ast.AST) -> str:
     return "while" if isinstance(node, ast.While) else "if"
 
 
-# --- TFR009: a float64 NumPy array passed to a tf.function ---
+# --- TFL009: a float64 NumPy array passed to a tf.function ---
 
 
 def _numpy_float64_argument(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -185,7 +185,7 @@ def _numpy_float64_argument(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]
                 )
 
 
-# --- TFR010: a new custom object per call ---
+# --- TFL010: a new custom object per call ---
 
 
 def _new_object_argument(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
@@ -204,7 +204,7 @@ def _new_object_argument(model: ModuleModel) -> Iterator[tuple[ast.AST, str]]:
 
 RULES: tuple[Rule, ...] = (
     Rule(
-        "TFR001",
+        "TFL001",
         "function-per-call",
         "A tf.function created and called inside a loop, or inside a function called in a loop.",
         "Create the tf.function once (module level or __init__) and call it from the loop.",
@@ -212,7 +212,7 @@ RULES: tuple[Rule, ...] = (
         _function_per_call,
     ),
     Rule(
-        "TFR002",
+        "TFL002",
         "model-per-prediction",
         "A Keras model built (or loaded) and predicted with in each iteration of a loop.",
         "Build the model once; load new weights into it with set_weights or load_weights.",
@@ -220,7 +220,7 @@ RULES: tuple[Rule, ...] = (
         _model_per_prediction,
     ),
     Rule(
-        "TFR003",
+        "TFL003",
         "python-number-argument",
         "A loop counter, or a number computed from it, passed to a tf.function in the loop.",
         "Pass tf.constant(value), or give the function an input_signature.",
@@ -228,7 +228,7 @@ RULES: tuple[Rule, ...] = (
         _python_number_argument,
     ),
     Rule(
-        "TFR004",
+        "TFL004",
         "predict-in-loop",
         "model.predict called per batch in a loop that does not train the model.",
         "Call the model from one tf.function with an input_signature, created once.",
@@ -236,7 +236,7 @@ RULES: tuple[Rule, ...] = (
         _predict_in_loop,
     ),
     Rule(
-        "TFR005",
+        "TFL005",
         "variable-in-function",
         "A tf.Variable created unconditionally in the body of a tf.function.",
         "Create the variable once, outside the function (or only when it does not exist yet).",
@@ -244,7 +244,7 @@ RULES: tuple[Rule, ...] = (
         _variable_in_function,
     ),
     Rule(
-        "TFR006",
+        "TFL006",
         "predict-in-function",
         "model.predict or predict_on_batch called inside a tf.function.",
         "Inside a tf.function, call the model: model(x, training=False).",
@@ -252,15 +252,15 @@ RULES: tuple[Rule, ...] = (
         _predict_in_function,
     ),
     Rule(
-        "TFR007",
+        "TFL007",
         "numpy-in-function",
         "Tensor.numpy() called on an argument or a local tensor inside a tf.function.",
         "Keep the value a tensor and use TensorFlow operations on it.",
-        "lint/#tfr007-numpy-in-function",
+        "lint/#tfl007-numpy-in-function",
         _numpy_in_function,
     ),
     Rule(
-        "TFR008",
+        "TFL008",
         "tensor-condition-without-autograph",
         "Python if, while or for over a tensor in a tf.function traced with autograph=False.",
         "Leave AutoGraph on, or write tf.cond / tf.while_loop yourself.",
@@ -268,7 +268,7 @@ RULES: tuple[Rule, ...] = (
         _tensor_condition_without_autograph,
     ),
     Rule(
-        "TFR009",
+        "TFL009",
         "numpy-float64-argument",
         "A NumPy array with the default float64 dtype passed where a float32 value is too.",
         "Give NumPy a dtype (dtype=np.float32), or cast once at the boundary with tf.cast.",
@@ -276,7 +276,7 @@ RULES: tuple[Rule, ...] = (
         _numpy_float64_argument,
     ),
     Rule(
-        "TFR010",
+        "TFL010",
         "new-object-argument",
         "A new instance of a class keyed by identity passed to a tf.function in a loop.",
         "Make it an ExtensionType (tensor fields for what varies) or give it __tf_tracing_type__.",
@@ -296,7 +296,7 @@ def _check_rule_table() -> None:
     """The identifiers are a public contract: unique, in order, and in one format."""
     codes = [rule.code for rule in RULES]
     assert codes == sorted(set(codes)), codes
-    assert all(len(code) == 6 and code.startswith("TFR") for code in codes), codes
+    assert all(len(code) == 6 and code.startswith("TFL") for code in codes), codes
 
 
 _check_rule_table()
