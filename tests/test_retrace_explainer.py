@@ -944,3 +944,30 @@ def test_guard_refuses_bad_arguments():
         guard_retracing(tf.function(lambda x: x)),
     ):
         pass
+
+
+def test_importing_the_package_says_when_the_installed_tensorflow_is_unsupported(tmp_path):
+    """The range is read from the installed distribution's metadata, so the import says it
+    without importing TensorFlow (a bare import stays light for the linter)."""
+    import subprocess
+    import sys
+
+    fake = tmp_path / "tensorflow-9.9.0.dist-info"
+    fake.mkdir()
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: tensorflow\nVersion: 9.9.0\n")
+    probe = (
+        "import sys, warnings\n"
+        "warnings.simplefilter('always')\n"
+        "import tf_retracing\n"
+        "print('tensorflow' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "False"
+    assert "UnsupportedTensorFlowWarning" in out.stderr
+    assert "TensorFlow 9.9.0 is outside the supported range 2.16 to 2.21" in out.stderr
