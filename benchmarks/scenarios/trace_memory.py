@@ -82,13 +82,14 @@ def memory_rows(traces: int) -> list[dict]:
     rows = []
     for operations in OPERATION_COUNTS:
         proc = subprocess.run(
-            [sys.executable, "-m", "benchmarks.scenarios.trace_memory", str(operations), str(traces)],
+            [sys.executable, "-m", __name__, str(operations), str(traces)],
             capture_output=True,
             text=True,
             check=False,
         )
         if proc.returncode != 0:
-            raise RuntimeError(f"trace_memory child ({operations} operations) failed:\n{proc.stderr}")
+            failed = f"trace_memory child ({operations} operations) failed"
+            raise RuntimeError(f"{failed}:\n{proc.stderr}")
         rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     return rows
 
