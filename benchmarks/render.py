@@ -239,10 +239,31 @@ def _serving_crossover(rows: list[Mapping[str, Any]]) -> str:
     )
 
 
+def trace_memory_extra(result: Mapping[str, Any]) -> str:
+    rows = result["extra"]["memory"]
+    lines = [
+        "\nResident memory added by a function that traces once per input length; what the "
+        "same traces added again, in a new function, after `del` of the first; and what the "
+        "same calls added through one `input_signature` trace (MB; each size in a fresh "
+        "interpreter):\n",
+        "| Operations | Traces | Added | Per trace (KB) | Added again after `del` | "
+        "With `input_signature`: traces | Added |",
+        "|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {row['operations']} | {row['traces']} | {number(row['grown_mb'])} "
+        f"| {number(row['kb_per_trace'])} | {number(row['after_del_grown_mb'])} "
+        f"| {row['signature_traces']} | {number(row['signature_grown_mb'])} |"
+        for row in rows
+    ]
+    return "\n".join(lines) + "\n"
+
+
 EXTRA_RENDERERS = {
     "weight_cache": weight_cache_extra,
     "serving_architectures": serving_architectures_extra,
     "explainer_overhead": explainer_extra,
+    "trace_memory": trace_memory_extra,
 }
 
 

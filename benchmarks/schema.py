@@ -215,6 +215,19 @@ EXTRA = {
             }
         ],
     },
+    "trace_memory": {
+        "memory": [
+            {
+                "operations": count,
+                "traces": count,
+                "grown_mb": number,
+                "kb_per_trace": number,
+                "after_del_grown_mb": number,
+                "signature_traces": count,
+                "signature_grown_mb": number,
+            }
+        ],
+    },
 }
 
 
