@@ -49,13 +49,11 @@ from collections.abc import Callable, Iterator
 
 import tensorflow as tf
 
-from tf_retracing import _internals
+from tf_retracing import _internals, comparison
 from tf_retracing._internals import (
     ConcreteFunction,
     FunctionCache,
-    FunctionContext,
     PolymorphicFunction,
-    default_types,
     make_decorator,
 )
 from tf_retracing.explainer_types import (
@@ -64,6 +62,7 @@ from tf_retracing.explainer_types import (
     RetraceReason,
     RetracingBudgetExceeded,
 )
+from tf_retracing.trace_description import TraceDescription
 
 __all__ = [
     "KINDS",
@@ -79,35 +78,19 @@ __all__ = [
 LOGGER = logging.getLogger("retrace")
 _TRACING_CODE = _internals.TRACING_CODE
 _TF_FUNCTION_OPTIONS = frozenset(inspect.signature(tf.function).parameters) - {"func"}
-
-
-@dataclasses.dataclass(frozen=True)
-class _Change:
-    """One difference between a call and an earlier trace."""
-
-    argument: str | None
-    kind: str
-    before: str
-    after: str
-    advice: str  # what changed and what to try, without the function's name
+_changes = comparison.changes  # compares two traces; a module attribute so tests can fail it
 
 
 @dataclasses.dataclass
 class _Trace:
-    """What one trace was made for: argument types by display name, and context."""
+    """What one trace was made for. TensorFlow's trace types are kept only until the
+    trace is recorded; from then on the TensorFlow-free description stands for them."""
 
-    call: dict  # argument -> trace type of the call that traced
-    traced: dict  # argument -> trace type of the graph (generalised by reduce_retracing)
-    context: FunctionContext
-    descriptions: dict  # id(Weakref type) -> description, kept while the object lived
+    tracing: dict | None  # TensorFlow's trace types and context (see _internals)
+    instance: weakref.ref | None  # `self`, for a method traced for one instance
+    description: TraceDescription | None = None
     reason: RetraceReason | None = None
     started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
-
-
-_NO_VISIBLE_CHANGE = (
-    "no argument or call context differs from an earlier trace in what the explainer can "
-    f"see, so the cause is unknown. Please report it at {REPORT_URL}."
-)
 
 
 class _CodeStats:
@@ -139,23 +122,17 @@ class _Watch:
     # --8<-- [start:hook]
     def before_body(self, args: tuple) -> None:
         """Runs when TensorFlow runs the Python body, which it does only to trace."""
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code is not _TRACING_CODE:
-            frame = frame.f_back
-        if frame is None:  # run eagerly (tf.config.run_functions_eagerly): no trace
+        frames = _internals.tracing_frames(sys._getframe(1))
+        if not frames:  # run eagerly (tf.config.run_functions_eagerly): no trace
             return
-        tracing = _internals.tracing_locals(frame)
+        tracing = _internals.tracing_locals(frames[0])
         if tracing is None or not isinstance(tracing["cache"], _RecordingCache):
             return  # not a trace of ours (a clone of a watched function), or unreadable
         cache = tracing["cache"]
-        var_positional = _var_positional_name(tracing["polymorphic_type"])
-        call = _parameters(tracing["call_type"], var_positional)
-        traced = _parameters(tracing["traced_type"], var_positional)
-        if cache is not self.root_cache:  # a method, traced for one instance
-            instance = default_types.Weakref(weakref.ref(args[0]))
-            call, traced = {"self": instance, **call}, {"self": instance, **traced}
-        # Recorded when TensorFlow adds the trace to its cache (see _RecordingCache).
-        cache.pending = (self, _Trace(call, traced, tracing["context"], {}))
+        instance = None if cache is self.root_cache else weakref.ref(args[0])  # a method
+        # Recorded when TensorFlow adds the trace to its cache (see _RecordingCache); keyed
+        # by the tracing frame, as a recursive function traces again inside its own trace.
+        cache.hold(frames, self, _Trace(tracing, instance))
 
     # --8<-- [end:hook]
 
@@ -163,7 +140,8 @@ class _Watch:
         """Record a trace TensorFlow has just added to its cache, and explain it."""
         # From the Python body's start to the graph in the cache: what this trace cost.
         trace_ms = (time.perf_counter() - trace.started) * 1e3
-        _describe_objects(trace)
+        trace.description = _internals.describe_trace(trace.tracing, trace.instance)
+        trace.tracing = None  # TensorFlow's types are not needed any more
         number = len(self.traces) + 1
         if self.traces:
             trace.reason = self._explain(trace, number)
@@ -200,30 +178,8 @@ class _Watch:
         LOGGER.warning("%s", trace.reason.message)
 
     def _explain(self, trace: _Trace, number: int) -> RetraceReason:
-        closest = None
-        for earlier in reversed(self.traces):  # ties go to the most recent trace
-            changes = _changes(earlier, trace)
-            if closest is None or len(changes) < len(closest):
-                closest = changes
-            if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
-                break
-        if not closest:  # TensorFlow traced again, yet no argument or context differs
-            closest = [_Change(None, "unknown", "", "", _NO_VISIBLE_CHANGE)]
-        first, *others = closest
-        message = f"`{self.name}` traced again (trace {number}): {first.advice}"
-        if others:
-            also = "; ".join(_short(change) for change in others)
-            message += f" Also different from that trace: {also}."
-        return RetraceReason(
-            function=self.name,
-            trace=number,
-            argument=first.argument,
-            kind=first.kind,
-            before=first.before,
-            after=first.after,
-            message=message,
-            others=tuple(_short(change) for change in others),
-        )
+        history = [earlier.description for earlier in self.traces if earlier.description]
+        return comparison.explain(self.name, number, history, trace.description, compare=_changes)
 
     def _explain_new_function(self, number: int) -> RetraceReason:
         created = self.stats.created
@@ -246,17 +202,25 @@ class _Watch:
 
 
 class _RecordingCache(FunctionCache):
-    """TensorFlow's trace cache, which records the pending trace when it is added."""
+    """TensorFlow's trace cache, which records a pending trace when it is added."""
 
     __slots__ = ("pending",)
 
     def __init__(self):
         super().__init__()
-        self.pending = None
+        self.pending: dict = {}  # id(tracing frame) -> (watch, trace)
+
+    def hold(self, frames: list, watch: _Watch, trace: _Trace) -> None:
+        """Keep the trace begun in ``frames[0]`` until TensorFlow adds it (or fails)."""
+        live = {id(frame) for frame in frames}
+        for key in [key for key in self.pending if key not in live]:
+            del self.pending[key]  # a trace that failed: its tracing frame is gone
+        self.pending[id(frames[0])] = (watch, trace)
 
     def add(self, fn, context=None):
         super().add(fn, context)
-        pending, self.pending = self.pending, None
+        frames = _internals.tracing_frames(sys._getframe(1))
+        pending = self.pending.pop(id(frames[0]), None) if frames else None
         if pending is not None:
             watch, trace = pending
             try:
@@ -513,333 +477,6 @@ def report(watches: list) -> str:
             lines.append(f"  {len(same)} x {kind} of {argument or '(no argument)'}: ")
             lines[-1] += same[-1].message
     return "\n".join(lines)
-
-
-# Reading trace types -------------------------------------------------------------
-
-
-def _var_positional_name(function_type) -> str | None:
-    for parameter in function_type.parameters.values():
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            return parameter.name
-    return None
-
-
-def _parameters(function_type, var_positional: str | None) -> dict:
-    """Argument display name -> trace type; ``args_2`` of ``*args`` becomes ``args[2]``."""
-    result = {}
-    for name, parameter in function_type.parameters.items():
-        if var_positional and name.startswith(var_positional + "_"):
-            index = name[len(var_positional) + 1 :]
-            if index.isdigit():
-                name = f"{var_positional}[{index}]"
-        result[name] = parameter.type_constraint
-    return result
-
-
-def _children(trace_type) -> tuple[str, list] | None:
-    """(structure description, [(path suffix, child type)]) for a container type."""
-    if isinstance(trace_type, default_types.List):
-        items = trace_type.components_tuple.components
-        return f"a list of {len(items)}", [(f"[{i}]", c) for i, c in enumerate(items)]
-    if isinstance(trace_type, default_types.Tuple):
-        items = trace_type.components
-        return f"a tuple of {len(items)}", [(f"[{i}]", c) for i, c in enumerate(items)]
-    if isinstance(trace_type, default_types.Dict):
-        keys = list(trace_type.mapping)
-        shown = ", ".join(map(repr, keys))
-        return (
-            f"a dict with keys {shown}" if keys else "an empty dict",
-            [(f"[{key!r}]", trace_type.mapping[key]) for key in keys],
-        )
-    if isinstance(trace_type, default_types.Attrs):
-        trace_type = trace_type.named_attributes
-    if isinstance(trace_type, default_types.NamedTuple):
-        names = trace_type.attribute_names
-        return (
-            f"{_article(trace_type.type_name)} {trace_type.type_name}({', '.join(names)})",
-            [(f".{n}", c) for n, c in zip(names, trace_type.attributes.components, strict=True)],
-        )
-    return None
-
-
-def _describe_objects(trace: _Trace) -> None:
-    """Describe each object argument now, while it is alive (it may be collected later)."""
-
-    def visit(trace_type):
-        structure = _children(trace_type)
-        if structure is not None:
-            for _, child in structure[1]:
-                visit(child)
-        elif isinstance(trace_type, default_types.Weakref):
-            target = _internals.weakref_target(trace_type)
-            trace.descriptions[id(trace_type)] = (
-                f"{type(target).__qualname__} object at {id(target):#x}"
-            )
-
-    for trace_type in trace.call.values():
-        visit(trace_type)
-    for trace_type in trace.traced.values():
-        visit(trace_type)
-
-
-# Comparing a call with an earlier trace ---------------------------------------
-
-
-def _changes(earlier: _Trace, new: _Trace) -> list[_Change]:
-    """Every difference between ``new`` (the call) and ``earlier`` (what it traced)."""
-    changes = []
-    for name, call_type in new.call.items():
-        if name not in earlier.traced:
-            changes.append(_new_argument(name, None, _describe(call_type, new)))
-        else:
-            changes.extend(
-                _diff(name, earlier.traced[name], call_type, new.traced[name], earlier, new)
-            )
-    for name, old_type in earlier.traced.items():
-        if name not in new.call:
-            changes.append(_new_argument(name, _describe(old_type, earlier), None))
-    if earlier.context != new.context:
-        changes.append(_context_change(earlier.context, new.context))
-    return changes
-
-
-def _diff(path, old, new, generalised, earlier: _Trace, later: _Trace) -> list[_Change]:
-    if new.is_subtype_of(old):
-        return []
-    old_structure, new_structure = _children(old), _children(new)
-    if old_structure or new_structure:
-        same_layout = (
-            old_structure
-            and new_structure
-            and type(old) is type(new)
-            and [p for p, _ in old_structure[1]] == [p for p, _ in new_structure[1]]
-        )
-        if not same_layout:
-            return [_structure_change(path, _describe(old, earlier), _describe(new, later), new)]
-        general_children = _children(generalised)[1]
-        changes = []
-        for (suffix, old_child), (_, new_child), (_, general_child) in zip(
-            old_structure[1], new_structure[1], general_children, strict=True
-        ):
-            changes.extend(
-                _diff(path + suffix, old_child, new_child, general_child, earlier, later)
-            )
-        return changes
-    return [_leaf_change(path, old, new, generalised, earlier, later)]
-
-
-def _is_tensor_like(trace_type) -> bool:
-    return hasattr(trace_type, "shape") and hasattr(trace_type, "dtype")
-
-
-def _leaf_change(path, old, new, generalised, earlier, later) -> _Change:
-    before, after = _describe(old, earlier), _describe(new, later)
-    if isinstance(old, default_types.Literal) or isinstance(new, default_types.Literal):
-        return _python_value_change(path, old, new, before, after)
-    if _is_tensor_like(old) and _is_tensor_like(new) and type(old) is type(new):
-        if old.dtype != new.dtype:
-            return _dtype_change(path, old, new)
-        return _shape_change(path, old, new, generalised)
-    if type(old) is not type(new) or isinstance(new, tf.TypeSpec):
-        return _Change(
-            path,
-            "structure",
-            before,
-            after,
-            f"argument `{path}` was {before} and is now {after}. Pass the same kind of "
-            "value on every call.",
-        )
-    return _object_change(path, before, after)
-
-
-def _describe(trace_type, trace: _Trace) -> str:
-    if isinstance(trace_type, default_types.Literal):
-        return repr(trace_type.value)
-    if isinstance(trace_type, default_types.Weakref):
-        return trace.descriptions.get(id(trace_type), "an object")
-    structure = _children(trace_type)
-    if structure is not None:
-        return structure[0]
-    if isinstance(trace_type, tf.TensorSpec):
-        dtype = trace_type.dtype.name
-        return f"{_article(dtype)} {dtype} tensor of shape {_shape(trace_type.shape)}"
-    if _is_tensor_like(trace_type):
-        kind = type(trace_type).__name__.removesuffix("Spec")
-        dtype = trace_type.dtype.name
-        return f"{_article(dtype)} {dtype} {kind} of shape {_shape(trace_type.shape)}"
-    return repr(trace_type)
-
-
-def _shape(shape: tf.TensorShape) -> str:
-    if shape.rank is None:
-        return "(unknown rank)"
-    return str(tuple(shape.as_list()))
-
-
-def _short(change: _Change) -> str:
-    return f"`{change.argument or '(context)'}` {change.kind} {change.before} -> {change.after}"
-
-
-# The advice for each kind of change -------------------------------------------
-
-
-# --8<-- [start:shape-advice]
-def _shape_change(path, old, new, generalised) -> _Change:
-    before, after = _shape(old.shape), _shape(new.shape)
-    if old.shape.rank != new.shape.rank:
-        what = f"rank changed from {old.shape.rank} to {new.shape.rank}"
-        fix = (
-            f"If the rank varies by design, give `{path}` the spec {_spec(new, None)} in "
-            "input_signature (any rank, one trace) or use reduce_retracing=True; otherwise "
-            "keep the rank fixed (reshape or add the missing axis before the call)."
-        )
-    else:
-        old_dims, new_dims = old.shape.as_list(), new.shape.as_list()
-        changed = [i for i, (a, b) in enumerate(zip(old_dims, new_dims, strict=True)) if a != b]
-        what = ", ".join(f"dimension {i}: {old_dims[i]} -> {new_dims[i]}" for i in changed)
-        relaxed = [None if i in changed else size for i, size in enumerate(new_dims)]
-        fix = (
-            f"If that size varies by design, declare it None: give `{path}` the spec "
-            f"{_spec(new, relaxed)} in input_signature, "
-            "or use reduce_retracing=True; otherwise pad or bucket inputs to a few sizes."
-        )
-    if generalised.shape != new.shape:
-        fix = (
-            f"reduce_retracing made this trace general ({_shape(generalised.shape)}), so "
-            "later calls that differ only there reuse it."
-        )
-    advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
-    return _Change(path, "shape", before, after, advice)
-
-
-# --8<-- [end:shape-advice]
-
-
-def _spec(trace_type, shape) -> str:
-    """The spec that accepts this kind of value with ``shape``, as code to paste."""
-    dtype = f"tf.{trace_type.dtype.name}"
-    if isinstance(trace_type, tf.RaggedTensorSpec):
-        ragged_rank = trace_type.ragged_rank
-        return f"tf.RaggedTensorSpec(shape={shape}, dtype={dtype}, ragged_rank={ragged_rank})"
-    if isinstance(trace_type, tf.SparseTensorSpec):
-        return f"tf.SparseTensorSpec(shape={shape}, dtype={dtype})"
-    if isinstance(trace_type, tf.TensorSpec):
-        return f"tf.TensorSpec(shape={shape}, dtype={dtype})"
-    return f"a {type(trace_type).__name__} with shape {shape} and dtype {dtype}"
-
-
-def _article(word: str) -> str:
-    """'a' or 'an' before a dtype or type name ("an int32", "a uint8", "a float32")."""
-    return "an" if word[:1].lower() in "aeio" else "a"
-
-
-def _dtype_change(path, old, new) -> _Change:
-    before, after = old.dtype.name, new.dtype.name
-    advice = (
-        f"argument `{path}` changed dtype from {before} to {after}. Each dtype needs its own "
-        f"graph: cast before the call, e.g. tf.cast({path.split('[')[0]}, tf.{before}), or "
-        f"make the producer emit {before}."
-    )
-    return _Change(path, "dtype", before, after, advice)
-
-
-def _python_value_change(path, old, new, before, after) -> _Change:
-    if isinstance(old, default_types.Literal) and isinstance(new, default_types.Literal):
-        kind = type(new.value).__name__
-        what = f"is a Python {kind} whose value changed from {before} to {after}"
-        fix = (
-            "Every new Python value is a new trace: if it varies, pass it as a tensor "
-            f"(tf.constant({after})); if it takes a few fixed values, expect one trace each."
-        )
-    elif isinstance(new, default_types.Literal):
-        what = f"was {before} and is now the Python value {after}"
-        fix = f"Pass a tensor every time (tf.constant({after})), not a Python value."
-    else:
-        what = f"was the Python value {before} and is now {after}"
-        fix = "Pass the same kind of value every time; a tensor if the value changes."
-    return _Change(path, "python-value", before, after, f"argument `{path}` {what}. {fix}")
-
-
-def _object_change(path, before, after) -> _Change:
-    if path == "self":
-        advice = (
-            f"this is a method and `self` is a new object ({after}, not {before}): each "
-            "instance keeps its own traces, so every new instance traces again. Create the "
-            "object once and reuse it."
-        )
-    else:
-        advice = (
-            f"argument `{path}` is a different object ({after}, not {before}). Objects "
-            "are matched by identity (or by __eq__ and __hash__ if the class defines them), "
-            "and a collected object never matches again. Reuse one object, or pass the "
-            "values it carries as tensors."
-        )
-    return _Change(path, "object", before, after, advice)
-
-
-def _structure_change(path, before, after, new) -> _Change:
-    advice = (
-        f"argument `{path}` changed structure from {before} to {after}. Each container "
-        "type, length and set of keys is a new trace: keep the structure fixed, or pass "
-        "one stacked tensor (or a tf.RaggedTensor) instead of a varying container."
-    )
-    return _Change(path, "structure", before, after, advice)
-
-
-def _new_argument(path, before, after) -> _Change:
-    if before is None:
-        advice = (
-            f"argument `{path}` was not passed to the closest earlier trace and is now "
-            f"{after}. Pass the same arguments on every call (a fixed value, or rely on a "
-            "default)."
-        )
-        before = "not passed"
-    else:
-        advice = (
-            f"argument `{path}` was passed to the closest earlier trace ({before}) and is "
-            "not passed now. Pass the same arguments on every call."
-        )
-        after = "not passed"
-    return _Change(path, "new-argument", before, after, advice)
-
-
-_SCOPES = {
-    _internals.SCOPE_TYPES.VARIABLE_CREATION: "its first call (creating variables)",
-    _internals.SCOPE_TYPES.NO_VARIABLE_CREATION: "a later call (no new variables)",
-}
-
-
-def _context_change(old, new) -> _Change:
-    if old.scope_type != new.scope_type:
-        before, after = _SCOPES.get(old.scope_type, "?"), _SCOPES.get(new.scope_type, "?")
-        advice = (
-            "the same arguments, but the first trace created tf.Variables, so TensorFlow "
-            "traced once more with variable creation turned off. This happens once per "
-            "function that creates variables; create them outside the function to avoid it."
-        )
-        return _Change(None, "context", before, after, advice)
-    before, after = _context_texts(old.context, new.context)
-    advice = (
-        f"the same arguments, but called {after} instead of {before}. Each calling context "
-        "has its own traces; call the function from one context."
-    )
-    return _Change(None, "context", before, after, advice)
-
-
-def _context_texts(old, new) -> tuple[str, str]:
-    """Describe the parts of two TensorFlow calling contexts that differ."""
-    if old.parent_graph is not new.parent_graph:
-        return _graph_text(old.parent_graph), _graph_text(new.parent_graph)
-    fields = [name for name in old._fields if getattr(old, name) != getattr(new, name)]
-    return tuple(
-        ", ".join(f"{name}={getattr(context, name)!r}" for name in fields) for context in (old, new)
-    )
-
-
-def _graph_text(graph) -> str:
-    # Inside a tf.function TensorFlow lifts the context to the eager one: same traces.
-    return "eagerly (or from a tf.function)" if graph is None else "in a tf.Graph (graph mode)"
 
 
 # Names --------------------------------------------------------------------------
