@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from tf_retracing.explainer_types import REPORT_URL, RetraceReason
-from tf_retracing.trace_description import (
+# Relative imports: its tests load it without the package (whose __init__ imports TF).
+from .explainer_types import REPORT_URL, RetraceReason
+from .trace_description import (
     DENSE,
     NO_VARIABLE_CREATION,
     RAGGED,
@@ -52,7 +53,6 @@ SCOPE_TEXTS = {
 }
 
 
-# --8<-- [start:explain]
 def explain(
     function: str,
     number: int,
@@ -87,9 +87,6 @@ def explain(
         others=tuple(map(short, others)),
         subkind=first.subkind,
     )
-
-
-# --8<-- [end:explain]
 
 
 def short(change: Change) -> str:

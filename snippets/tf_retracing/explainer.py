@@ -108,10 +108,14 @@ _SESSION_WATCHES: list = []  # every watch made while watch_every_tf_function is
 class _Watch:
     """The trace history of one watched tf.function (every instance, for a method)."""
 
-    def __init__(self, name: str, where: str, code):
+    def __init__(self, name: str, where: str, code, library: str | None = None):
         self.name = name
-        self.where = where
+        self.where = where  # where its Python code is defined
         self.code = code
+        # Code in TensorFlow or Keras (a Keras model's predict function) is made for the
+        # user by a line of theirs: that line is what to change when it is made anew.
+        self.library = library  # e.g. "keras"; None for the user's own code
+        self.created_at = _first_user_frame()
         self.traces: list[_Trace] = []
         self.reasons: list[RetraceReason] = []
         self.root_cache = None
@@ -172,6 +176,7 @@ class _Watch:
                 f"({type(error).__name__}: {error}). Please report it at {REPORT_URL} "
                 f"with your TensorFlow version ({tf.__version__})."
             ),
+            subkind="explainer-error",
         )
         self.traces.append(trace)
         self.reasons.append(trace.reason)
@@ -186,9 +191,20 @@ class _Watch:
         message = (
             f"`{self.name}` traced again because a new tf.function object was made for the "
             f"same Python code ({self.where}): {created} tf.function objects so far, each "
-            "starting with an empty trace cache. Create the tf.function once, outside the "
-            "loop or request handler that runs this line, and reuse it."
+            "starting with an empty trace cache. "
         )
+        if self.library and self.created_at:
+            message += (
+                f"{self.library} makes it for your code at {self.created_at}, which "
+                "runs on a new object each time (a new model, layer or function per loop "
+                "iteration or request): create that object once, outside the loop or "
+                "request handler, and reuse it."
+            )
+        else:
+            message += (
+                "Create the tf.function once, outside the loop or request handler that "
+                "runs this line, and reuse it."
+            )
         return RetraceReason(
             function=self.name,
             trace=number,
@@ -198,6 +214,7 @@ class _Watch:
             after=f"{created} tf.function objects",
             message=message,
             count=created,
+            subkind="new-tf-function",
         )
 
 
@@ -296,6 +313,23 @@ class WatchedFunction(PolymorphicFunction):
         """One RetraceReason per retrace so far, oldest first."""
         return list(self._watch.reasons)
 
+    def __getstate__(self):
+        # Pickled as the tf.function it watches: the user's Python function (the hook is a
+        # closure, which pickle refuses), no history. TensorFlow's own state follows, so
+        # what pickles, and the error for what does not, are the unwatched function's.
+        state = super().__getstate__()
+        state.pop("_watch", None)
+        state["_python_function"] = getattr(self._python_function, "__wrapped__", None)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        python_function = self._python_function
+        watch = _Watch(_display_name(python_function), _where(python_function), _code(self))
+        self._python_function = _trace_hook(python_function, watch)
+        _internals.set_function_cache(self, _RecordingCache())
+        _start_watching(self, watch)
+
     def __get__(self, instance, owner):
         # A method gets one tf.function per instance; share this history with it.
         bound = super().__get__(instance, owner)
@@ -327,10 +361,7 @@ def explain_retracing(fn=None, /, **tf_function_options):
             "pass the tf.function it came from"
         )
     if not callable(fn):
-        raise TypeError(
-            f"explain_retracing() needs a tf.function or a Python callable, "
-            f"got {type(fn).__name__} {fn!r}"
-        )
+        _refuse_non_callable(fn)
     if isinstance(fn, PolymorphicFunction):
         if tf_function_options:
             raise ValueError(
@@ -341,25 +372,120 @@ def explain_retracing(fn=None, /, **tf_function_options):
         if isinstance(fn, WatchedFunction) and fn._watch is not None:
             return fn
         return _watched_copy(fn)
+    _refuse_a_wrapper_of_tf_functions(fn)
     return _watched_copy(_ORIGINAL_TF_FUNCTION(fn, **tf_function_options))
 
 
 # --8<-- [end:explain]
 
 
+def _refuse_non_callable(fn) -> None:
+    """Raise what tf.function raises for ``fn``, saying what explain_retracing needs."""
+    hint = (
+        "explain_retracing() needs a tf.function or a Python callable, "
+        f"got {type(fn).__name__} {fn!r}"
+    )
+    try:
+        _ORIGINAL_TF_FUNCTION(fn)
+    except TypeError as error:  # tf.function's own error, its text first
+        raise TypeError(f"{error} ({hint})") from None
+    raise TypeError(hint)
+
+
+def _refuse_a_wrapper_of_tf_functions(fn) -> None:
+    """A plain Python function that calls a tf.function from its closure (as Keras 3's
+    ``model.train_function`` does) must not be wrapped: a new tf.function around it would
+    trace its Python arguments, such as a data iterator, on every call."""
+    inner = _tf_function_in_closure(fn)
+    if inner is None:
+        return
+    name = _display_name(fn)
+    raise TypeError(
+        f"explain_retracing(): `{name}` is a plain Python function that calls the "
+        f"tf.function `{inner}` from its closure (as Keras's model.train_function does). "
+        "Wrapping it would make a new tf.function around it, which traces its Python "
+        "arguments (a data iterator, say) again on every call. Watch the tf.functions it "
+        "calls instead: create them inside `with watch_every_tf_function() as watches:` "
+        "and print `report(watches)` (for a Keras model, call model.fit or model.predict "
+        "for the first time, or model.make_train_function(force=True), inside the block), "
+        "or run the program with `python -m tf_retracing.explain`. To trace it as one "
+        f"graph anyway, pass explain_retracing(tf.function({name.rsplit('.', 1)[-1]}))."
+    )
+
+
+def _tf_function_in_closure(fn) -> str | None:
+    """The name of a tf.function that ``fn`` holds in its closure, or None."""
+    target = getattr(fn, "__func__", fn)  # a bound method's function
+    code, closure = getattr(target, "__code__", None), getattr(target, "__closure__", None)
+    if code is None or not closure:
+        return None
+    for name, cell in zip(code.co_freevars, closure, strict=False):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            continue
+        if isinstance(value, PolymorphicFunction):
+            return name
+    return None
+
+
 def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
     """A WatchedFunction with the same Python function and options as ``function``."""
+    restored = _internals.restored_function_parts(function)
+    if restored is not None:
+        return _watched_restored_copy(restored)
     python_function = function.python_function
-    watch = _Watch(_display_name(python_function), _where(python_function), _code(function))
+    watch = _Watch(
+        _display_name(python_function),
+        _where(python_function),
+        _code(function),
+        library=_library_of(python_function),
+    )
     watched = WatchedFunction(
         _trace_hook(python_function, watch), **_internals.function_options(function)
     )
     _internals.copy_rendezvous(function, watched)
+    _start_watching(watched, watch)
+    return make_decorator(python_function, watched, decorator_name="tf.function")
+
+
+def _start_watching(watched: WatchedFunction, watch: _Watch) -> None:
     watched._watch = watch
     watch.root_cache = _internals.function_cache(watched)
     if _SESSION_ACTIVE:
         _SESSION_WATCHES.append(watch)
-    return make_decorator(python_function, watched, decorator_name="tf.function")
+
+
+if _internals.RestoredFunction is not None:
+
+    class _WatchedRestoredFunction(WatchedFunction, _internals.RestoredFunction):
+        """A function loaded from a SavedModel, watched. It keeps what the loader gave it:
+        the saved signature (its arguments' own names) and the saved concrete functions,
+        so it can be called, and saved again, as the loaded one."""
+
+
+def _watched_restored_copy(parts: dict) -> WatchedFunction:
+    body = parts["python_function"]  # TensorFlow's, shared by every loaded function
+    # Its code is shared by every loaded function, so each gets its own key: loading
+    # two models is not the same function made twice.
+    watch = _Watch(parts["saved_name"] or _display_name(body), "a SavedModel", object())
+    watched = _WatchedRestoredFunction(
+        _trace_hook(body, watch),
+        parts["name"],
+        parts["function_spec"],
+        parts["concrete_functions"],
+    )
+    _start_watching(watched, watch)
+    return make_decorator(body, watched, decorator_argspec=parts["argspec"])
+
+
+def _watch_restored(function):
+    """For whole-program mode: a loaded function, watched (unwatched if that fails)."""
+    try:
+        return _watched_copy(function)
+    except Exception:  # never break loading a model
+        LOGGER.exception("retrace explainer: could not watch a function loaded from a SavedModel")
+        return function
 
 
 def _trace_hook(python_function: Callable, watch: _Watch) -> Callable:
@@ -441,7 +567,9 @@ def watch_every_tf_function() -> Iterator[list]:
     _SESSION_ACTIVE = True
     tf.function = _watching_tf_function
     try:
-        yield _SESSION_WATCHES
+        # tf.saved_model.load makes its functions without tf.function: watch them too.
+        with _internals.watching_restored_functions(_watch_restored):
+            yield _SESSION_WATCHES
     finally:
         tf.function = _ORIGINAL_TF_FUNCTION
         _SESSION_ACTIVE = False
@@ -472,8 +600,10 @@ def report(watches: list) -> str:
         lines.append(f"{name}: why it traced again")
         tally: dict = {}
         for reason in reasons:
-            tally.setdefault((reason.kind, reason.argument), []).append(reason)
-        for (kind, argument), same in tally.items():
+            # Distinct changes of one argument stay apart (Python values, then a tensor).
+            key = (reason.kind, reason.argument, reason.subkind)
+            tally.setdefault(key, []).append(reason)
+        for (kind, argument, _), same in tally.items():
             lines.append(f"  {len(same)} x {kind} of {argument or '(no argument)'}: ")
             lines[-1] += same[-1].message
     return "\n".join(lines)
@@ -492,6 +622,29 @@ def _display_name(python_function) -> str:
     target = _innermost(python_function)
     name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
     return name or type(target).__qualname__
+
+
+# Frames of these packages are library code; the first other frame is the user's line.
+_LIBRARY_PACKAGES = frozenset(
+    {"tensorflow", "keras", "tf_keras", "tf_retracing", "contextlib", "functools", "runpy"}
+)
+
+
+def _library_of(python_function) -> str | None:
+    """The library that defines ``python_function`` ("keras"), or None for user code."""
+    package = (getattr(_innermost(python_function), "__module__", None) or "").split(".")[0]
+    return package if package in _LIBRARY_PACKAGES else None
+
+
+def _first_user_frame() -> str | None:
+    """``file.py:line`` of the innermost caller outside TensorFlow, Keras and this package."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__") or ""
+        if module.split(".")[0] not in _LIBRARY_PACKAGES:
+            return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
 
 
 def _where(python_function) -> str:
