@@ -319,7 +319,8 @@ class WatchedFunction(PolymorphicFunction):
         # what pickles, and the error for what does not, are the unwatched function's.
         state = super().__getstate__()
         state.pop("_watch", None)
-        state["_python_function"] = getattr(self._python_function, "__wrapped__", None)
+        hook = self._python_function
+        state["_python_function"] = getattr(hook, "user_function", hook)
         return state
 
     def __setstate__(self, state):
@@ -500,6 +501,8 @@ def _trace_hook(python_function: Callable, watch: _Watch) -> Callable:
         return weak_hook().__wrapped__(*args, **kwargs)
 
     weak_hook = weakref.ref(trace_hook)
+    # AutoGraph replaces __wrapped__ by its conversion while tracing; keep the original.
+    trace_hook.user_function = python_function
     return make_decorator(python_function, trace_hook, "explain_retracing")
 
 
