@@ -171,11 +171,14 @@ def restored_function_parts(function) -> dict | None:
     """
     if RestoredFunction is None or not isinstance(function, RestoredFunction):
         return None
-    spec = types.SimpleNamespace(
-        jit_compile=function._jit_compile,
-        function_type=function._function_type,
-        default_values=function._default_values,
-    )
+    try:
+        spec = types.SimpleNamespace(
+            jit_compile=function._jit_compile,
+            function_type=function._function_type,
+            default_values=function._default_values,
+        )
+    except AttributeError:  # another TensorFlow: watch it as any tf.function
+        return None
     decorator = getattr(function, "_tf_decorator", None)
     return {
         "python_function": function.python_function,
@@ -268,7 +271,8 @@ def describe_type(trace_type) -> td.Node:
     """One argument's trace type as a TensorFlow-free description."""
     if isinstance(trace_type, default_types.Literal):
         value = trace_type.value
-        return td.PythonValue(float("nan") if value is default_types.NanMarker else value)
+        nan = value is getattr(default_types, "NanMarker", None)  # TensorFlow's stand-in
+        return td.PythonValue(float("nan") if nan else value)
     if isinstance(trace_type, default_types.Weakref):
         return _object(trace_type._ref)
     structure = _structure(trace_type)
