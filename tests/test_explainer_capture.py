@@ -62,6 +62,19 @@ def test_saving_is_explained_as_saving_not_as_a_shape_change(tmp_path):
     assert loaded.scale(tf.ones((2, 5))).numpy().sum() == 20.0
 
 
+def test_specs_named_apart_are_explained_by_their_names():
+    watched = explain_retracing(lambda x: x)
+    watched.get_concrete_function(tf.TensorSpec([2], tf.float32, name="a"))
+    watched.get_concrete_function(tf.TensorSpec([2], tf.float32, name="b"))
+    (reason,) = watched.retrace_reasons
+    assert (reason.argument, reason.subkind, reason.before, reason.after) == (
+        "x",
+        "spec-name",
+        "'a'",
+        "'b'",
+    )
+
+
 def test_whole_program_mode_watches_functions_loaded_from_a_saved_model(tmp_path):
     path = saved_doubler(tmp_path)
     unwatched = calls_of(tf.saved_model.load(path).scale)

@@ -122,6 +122,12 @@ def test_spec_names_are_not_part_of_the_comparison():
     assert reason.others == ()
 
 
+def test_specs_named_apart_by_the_caller_are_named_when_nothing_else_differs():
+    reason = explain(trace(x=tensor((2,), name="a")), trace(x=tensor((2,), name="b")))
+    assert summary(reason) == ("x", "structure", "spec-name", "'a'", "'b'")
+    assert "TensorFlow keeps a trace per spec name" in reason.message
+
+
 def test_dtype_change_and_its_cast():
     reason = explain(trace(image=tensor((2,))), trace(image=tensor((2,), "float64")))
     assert summary(reason) == ("image", "dtype", "dtype", "float32", "float64")

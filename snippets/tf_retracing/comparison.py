@@ -70,8 +70,10 @@ def explain(
             closest = found
         if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
             break
-    if not closest:  # TensorFlow traced again, yet nothing the explainer sees differs
-        closest = [Change(None, "unknown", "", "", NO_VISIBLE_CHANGE, "no-visible-change")]
+    if not closest:  # nothing differs but names, or nothing the explainer sees
+        closest = _spec_name_changes(history, new) or [
+            Change(None, "unknown", "", "", NO_VISIBLE_CHANGE, "no-visible-change")
+        ]
     first, *others = closest
     message = f"`{function}` traced again (trace {number}): {first.advice}"
     if others:
@@ -108,6 +110,44 @@ def changes(earlier: TraceDescription, new: TraceDescription) -> list[Change]:
     if earlier.context != new.context:
         found.append(_context_change(earlier.context, new.context))
     return found
+
+
+def _spec_name_changes(history: Sequence[TraceDescription], new: TraceDescription) -> list:
+    """Differences in spec names alone, against the most recent trace that has some.
+
+    Names are left out of the comparison (``tf.saved_model.save`` names its specs after
+    the arguments, and that is never the cause); but two specs given different names by
+    the caller, e.g. to get_concrete_function, are traced apart.
+    """
+    for earlier in reversed(history):
+        found = []
+        for name, call in new.call.items():
+            if name in earlier.traced:
+                found.extend(_name_diff(name, earlier.traced[name], call))
+        if found:
+            return found
+    return []
+
+
+def _name_diff(path: str, old: Node, new: Node) -> list[Change]:
+    if isinstance(old, TensorLeaf) and isinstance(new, TensorLeaf):
+        if new.name is None or old.name == new.name or not accepts(old, new):
+            return []
+        before, after = repr(old.name), repr(new.name)
+        advice = (
+            f"argument `{path}` is a spec named {after}; the closest earlier trace was made "
+            f"for one named {before}, and TensorFlow keeps a trace per spec name. Give the "
+            "specs one name, or none."
+        )
+        return [Change(path, "structure", before, after, advice, "spec-name")]
+    if isinstance(old, Structure) and isinstance(new, Structure) and _same_layout(old, new):
+        new_children = dict(new.children)
+        return [
+            change
+            for suffix, child in old.children
+            for change in _name_diff(path + suffix, child, new_children[suffix])
+        ]
+    return []
 
 
 # Does an earlier trace accept this value? --------------------------------------------
