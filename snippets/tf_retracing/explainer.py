@@ -22,6 +22,11 @@ a trace runs exactly TensorFlow's own code. At a trace the hook reads the call's
 type from TensorFlow's tracing frame, and the reason is recorded only when TensorFlow adds
 the new trace to its cache, so a trace that fails leaves nothing behind.
 
+Where the parts live: ``_internals`` reads TensorFlow (its tracing frame, its trace types,
+the SavedModel loader) and turns each trace into a TensorFlow-free ``TraceDescription``;
+``comparison`` compares descriptions and writes the reasons; this module watches
+functions and keeps their histories.
+
 Timing the overhead (benchmark scenario ``explainer_overhead``): compare, side by side,
 the same body as a plain tf.function and as a watched one::
 
