@@ -25,9 +25,12 @@ test: env  ## run the whole test suite (executes every code block on the site)
 	@echo ">> running the test suite"
 	$(PY) -m pytest
 
-lint: env  ## ruff over the Python code
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
+# Lint needs ruff only: its own environment with the locked ruff, without TensorFlow.
+LINT_ENV := .tools/lint
+lint:  ## ruff over the Python code (installs ruff only, not TensorFlow)
+	@UV_PROJECT_ENVIRONMENT=$(LINT_ENV) .ci/bootstrap --only-group lint
+	$(LINT_ENV)/bin/ruff check .
+	$(LINT_ENV)/bin/ruff format --check .
 
 bench: env  ## run every benchmark scenario (full profile) and update benchmarks/results/
 	$(PY) -m benchmarks run

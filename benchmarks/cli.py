@@ -13,11 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import ROOT
+from benchmarks.lookup import headline_ratio
 from benchmarks.measure import relative_half_width
 from benchmarks.scenarios import SCENARIOS, runnable
-from benchmarks.schema import RESULTS_DIR, ResultsError, write_results
+from benchmarks.schema import DEVICES, RESULTS_DIR, ResultsError, write_results
 
-ROOT = Path(__file__).resolve().parents[1]
 HEADLINE_HALF_WIDTH = 0.10  # the full profile's target for every headline ratio
 
 
@@ -39,7 +40,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="NAME",
         help="run only this scenario (repeatable); default: every runnable scenario",
     )
-    run.add_argument("--device", choices=["auto", "cpu", "gpu"], default="auto")
+    run.add_argument("--device", choices=["auto", *DEVICES], default="auto")
     run.add_argument(
         "--out",
         type=Path,
@@ -61,7 +62,7 @@ def out_problem(out: Path | None, device: str) -> str | None:
     if out.suffix != ".json":
         return f"--out {out}: a results file must end in .json"
     if out.resolve().parent == RESULTS_DIR.resolve():
-        expected = {f"{d}.json" for d in ("cpu", "gpu")} if device == "auto" else {f"{device}.json"}
+        expected = {f"{d}.json" for d in DEVICES} if device == "auto" else {f"{device}.json"}
         if out.name not in expected:
             return (
                 f"--out {out}: the results folder holds one file per device "
@@ -167,7 +168,7 @@ def run(args: argparse.Namespace) -> Path:
 def report_headlines(results: dict[str, dict]) -> None:
     """Print each headline ratio; flag intervals wider than the site's +-10% target."""
     for name, result in results.items():
-        headline = next(r for r in result["ratios"] if r["headline"])
+        headline = headline_ratio(result)
         width = relative_half_width(headline)
         flag = "" if width <= HEADLINE_HALF_WIDTH else "  <- wider than +-10%: rerun when quiet"
         print(

@@ -9,7 +9,7 @@ import subprocess
 from importlib.metadata import version
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks import ROOT
 
 
 def cpu_model() -> str:

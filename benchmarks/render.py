@@ -7,19 +7,20 @@ figure with a marker alone on its line, e.g. ``<!-- benchmark:table loop_count -
 from __future__ import annotations
 
 import io
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.claims import CLAIMS
+from benchmarks.formatting import number, ratio_text
+from benchmarks.lookup import find_ratio, headline_ratio
 from benchmarks.measure import relative_half_width
 from benchmarks.scenarios import NAMES
 from benchmarks.scenarios.base import COLD, STEADY
-from benchmarks.schema import ResultsFile
+from benchmarks.schema import DEVICES, ResultsFile
 
-DEVICE_NAMES = {"cpu": "CPU", "gpu": "GPU"}
+DEVICE_NAMES = {device: device.upper() for device in DEVICES}
 MARKER = re.compile(r"^<!--\s*benchmark:(?P<kind>[\w-]+)(?:\s+(?P<name>\S+))?\s*-->[ \t]*$", re.M)
 LOOSE_MARKER = re.compile(r"^.*<!--\s*benchmark:.*$", re.M)
 KINDS_WITH_NAME = ("table", "plot")
@@ -39,23 +40,11 @@ class MarkerError(Exception):
     """A page asks for a figure that cannot be rendered; the message names page and marker."""
 
 
-# --- numbers ----------------------------------------------------------------------------
+class RenderError(Exception):
+    """Validated results that still failed to render: a bug here, named by file and figure."""
 
 
-def number(value: float, digits: int = 3) -> str:
-    """A value with ``digits`` significant figures, without scientific notation."""
-    if isinstance(value, int):
-        return f"{value:,}"
-    if value == 0:
-        return "0"
-    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
-    return f"{value:,.{decimals}f}"
-
-
-def ratio_text(ratio: Mapping[str, float]) -> str:
-    return (
-        f"{number(ratio['median'])}× (95% CI {number(ratio['ci_low'])}–{number(ratio['ci_high'])})"
-    )
+# --- numbers (number and ratio_text live in benchmarks.formatting) ----------------------
 
 
 def _optional_number(value: float | None) -> str:
@@ -109,17 +98,10 @@ def provenance_line(result: Mapping[str, Any]) -> str:
     )
 
 
-def _find_ratio(result: Mapping[str, Any], variant: str, which: str) -> Mapping[str, Any]:
-    for ratio in result["ratios"]:
-        if ratio["variant"] == variant and ratio["pass"] == which:
-            return ratio
-    raise KeyError(f"no {which} ratio for {variant}")
-
-
 def _speedup_cell(result: Mapping[str, Any], variant: str, which: str) -> str:
     if variant == result["baseline"]:
         return "1× (baseline)"
-    ratio = _find_ratio(result, variant, which)
+    ratio = find_ratio(result, variant, which)
     cell = ratio_text(ratio)
     return f"**{cell}**" if ratio["headline"] else cell
 
@@ -190,8 +172,9 @@ def weight_cache_extra(result: Mapping[str, Any]) -> str:
 
 
 def explainer_extra(result: Mapping[str, Any]) -> str:
-    steady = _find_ratio(result, "watched", STEADY)
-    cold = _find_ratio(result, "watched", COLD)
+    watched = headline_ratio(result)["variant"]  # the function under explain_retracing
+    steady = find_ratio(result, watched, STEADY)
+    cold = find_ratio(result, watched, COLD)
 
     def overhead(ratio: Mapping[str, float]) -> str:
         # A speedup below 1 is a slowdown: 1/ratio - 1 is the extra time, as a percentage.
@@ -215,10 +198,7 @@ def serving_architectures_extra(result: Mapping[str, Any]) -> str:
         "|---|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for row in rows:
-        speedup = (
-            f"{number(row['speedup_median'], 2)} ({number(row['speedup_ci_low'], 2)}–"
-            f"{number(row['speedup_ci_high'], 2)})"
-        )
+        speedup = _interval(row)
         if row["route"] != "shared graph":
             speedup += " (own route)"
         lines.append(
@@ -227,6 +207,55 @@ def serving_architectures_extra(result: Mapping[str, Any]) -> str:
             f"| {number(row['predict_on_batch_us'])} | {speedup} "
             f"| {row['shared_traces']} / {row['dedicated_traces']} |"
         )
+    return "\n".join(lines) + "\n\n" + _serving_crossover(rows) + "\n"
+
+
+def _interval(row: Mapping[str, Any]) -> str:
+    return (
+        f"{number(row['speedup_median'])} ({number(row['speedup_ci_low'])}–"
+        f"{number(row['speedup_ci_high'])})"
+    )
+
+
+def _serving_crossover(rows: list[Mapping[str, Any]]) -> str:
+    """Where the shared graph stops paying off, read from the rows rather than asserted."""
+    shared = [row for row in rows if row["route"] == "shared graph"]
+    if not shared:
+        return "No architecture took the shared route in this run."
+    slower = [row for row in shared if row["speedup_ci_high"] < 1]
+    if slower:
+        names = ", ".join(
+            f"{text(row['architecture'])} at batch {row['batch']} ({row['variables']} "
+            f"variables, {_interval(row)})"
+            for row in slower
+        )
+        return f"Measurably slower through the shared graph (whole interval below 1): {names}."
+    lowest = min(shared, key=lambda row: row["speedup_median"])
+    return (
+        "No architecture was measurably slower through the shared graph in this run (no "
+        "interval lies entirely below 1). The lowest median speedup was "
+        f"{text(lowest['architecture'])}, {lowest['variables']} variables, "
+        f"batch {lowest['batch']}: {_interval(lowest)}."
+    )
+
+
+def trace_memory_extra(result: Mapping[str, Any]) -> str:
+    rows = result["extra"]["memory"]
+    lines = [
+        "\nResident memory added by a function that traces once per input length; what the "
+        "same traces added again, in a new function, after `del` of the first; and what the "
+        "same calls added through one `input_signature` trace (MB; each size in a fresh "
+        "interpreter):\n",
+        "| Operations | Traces | Added | Per trace (KB) | Added again after `del` | "
+        "With `input_signature`: traces | Added |",
+        "|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {row['operations']} | {row['traces']} | {number(row['grown_mb'])} "
+        f"| {number(row['kb_per_trace'])} | {number(row['after_del_grown_mb'])} "
+        f"| {row['signature_traces']} | {number(row['signature_grown_mb'])} |"
+        for row in rows
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -234,13 +263,14 @@ EXTRA_RENDERERS = {
     "weight_cache": weight_cache_extra,
     "serving_architectures": serving_architectures_extra,
     "explainer_overhead": explainer_extra,
+    "trace_memory": trace_memory_extra,
 }
 
 
 def device_tables(name: str, results: Mapping[str, ResultsFile]) -> str:
     """The scenario's table for every device that has results for it, CPU first."""
     parts = []
-    for device in ("cpu", "gpu"):
+    for device in DEVICES:
         if device in results and name in results[device].scenarios:
             result = results[device].scenarios[name]
             parts.append(f"**{DEVICE_NAMES[device]}**\n\n{scenario_table(name, result)}")
@@ -248,7 +278,7 @@ def device_tables(name: str, results: Mapping[str, ResultsFile]) -> str:
 
 
 def claims_table(results: Mapping[str, ResultsFile]) -> str:
-    devices = [d for d in ("cpu", "gpu") if d in results]
+    devices = [d for d in DEVICES if d in results]
     header = "| Figure | Claimed | Our scenario | " + " | ".join(
         f"Measured here ({DEVICE_NAMES[d]})" for d in devices
     )
@@ -276,7 +306,7 @@ def runs_table(results: Mapping[str, ResultsFile]) -> str:
                 continue
             result = loaded.scenarios[name]
             p = result["provenance"]
-            headline = next(r for r in result["ratios"] if r["headline"])
+            headline = headline_ratio(result)
             rows.append(
                 f"| `{name}` | {DEVICE_NAMES[device]} | {text(p['profile'])} | "
                 f"{result['repetitions']} | {number(result['seconds'])} s | "
@@ -451,7 +481,7 @@ def plot_images(
     name: str, results: Mapping[str, ResultsFile], plots: Mapping[str, Plot], link: Callable
 ) -> str:
     parts = []
-    for device in ("cpu", "gpu"):
+    for device in DEVICES:
         path = plot_path(device, name)
         if path in plots:
             plot = plots[path]
@@ -460,6 +490,42 @@ def plot_images(
                 'loading="lazy" }'
             )
     return "\n\n".join(parts)
+
+
+# --- everything at once -----------------------------------------------------------------
+
+
+def render_everything(results: Mapping[str, ResultsFile]) -> dict[str, Plot]:
+    """Render every figure a page can ask for, and return the plots.
+
+    The build calls this before it empties the site folder: validation should make every
+    figure renderable, and this proves it, so that a failure leaves the earlier site
+    untouched and names the results file and the figure. The tables are rendered again,
+    cheaply, for each page that asks for them.
+    """
+    sections = {"claims table": claims_table, "runs table": runs_table, "GPU section": gpu_section}
+    for what, section in sections.items():
+        _rendering(
+            what, ", ".join(str(loaded.path) for loaded in results.values()), section, results
+        )
+    plots: dict[str, Plot] = {}
+    for device, loaded in results.items():
+        for name, result in loaded.scenarios.items():
+            _rendering(f"the table of scenarios.{name}", loaded.path, scenario_table, name, result)
+            path = plot_path(device, name)
+            plots[path] = _rendering(
+                f"the plot of scenarios.{name}", loaded.path, scenario_plot, result
+            )
+    return plots
+
+
+def _rendering(what: str, source: object, render: Callable, *args: Any) -> Any:
+    try:
+        return render(*args)
+    except Exception as error:  # re-raised with what failed; never swallowed
+        raise RenderError(
+            f"{source}: rendering {what} failed: {type(error).__name__}: {error}"
+        ) from error
 
 
 # --- markers ----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import numpy as np
 
 from benchmarks.measure import bootstrap_median_ci, interleaved_orders, paired_ratios, summarize
 from benchmarks.scenarios.base import COLD, STEADY, Scenario, Setup, Variant
+from benchmarks.scenarios.common import rss_bytes
 
 SEED = 1234
 
@@ -45,12 +46,6 @@ def timed_pass(runner, stream) -> list[float]:
         materialize(runner(item))
         times.append(time.perf_counter() - start)
     return times
-
-
-def rss_bytes() -> int:
-    import psutil
-
-    return psutil.Process().memory_info().rss
 
 
 class GpuMemory:

@@ -1,29 +1,48 @@
 """The results file format: writing, merging, loading and validating it.
 
 A results file holds one device's results, one entry per scenario, each with its own
-provenance (scenarios may be re-run one at a time). Loading checks every field and fails
-with the file and the field's path, e.g. ``cpu.json: scenarios.loop_count.repetitions``.
+provenance (scenarios may be re-run one at a time). Loading checks every field, and every
+cross-reference the renderer and the claims rely on, and fails with the file and the
+field's path, e.g. ``cpu.json: scenarios.loop_count.repetitions``. A file that loads can
+be rendered: nothing is left to fail half-way through a build.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import math
 import os
+import stat
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.claims import variants_claims_use
+from benchmarks.scenarios import NAMES, SCENARIOS
 from benchmarks.scenarios.base import COLD, STEADY
 
 SCHEMA_VERSION = 1
 DEVICES = ("cpu", "gpu")
 PROFILES = ("quick", "full")
 RESULTS_DIR = Path(__file__).parent / "results"
+
+# Limits far above any real results file, so that a hostile or broken one is refused with
+# a message instead of exhausting the parser, the renderer or the build's time.
+MAX_BYTES = 2_000_000  # the full CPU file is about 45 kB
+MAX_DEPTH = 12  # the format nests 6 levels deep
+MAX_INTEGER_DIGITS = 15
+MAX_ERRORS_SHOWN = 20
+# Measurements are times (ms, µs), ratios, sizes (MB) and rates: anything nonzero smaller
+# than SMALLEST or larger than LARGEST is a broken file, and would overflow when inverted
+# or formatted (1 / 1e-320 is infinite).
+SMALLEST = 1e-9
+LARGEST = 1e12
 
 
 class ResultsError(Exception):
@@ -37,22 +56,27 @@ class ResultsFile:
     scenarios: dict[str, dict[str, Any]]
 
 
-def _known_names() -> tuple[str, ...]:
-    from benchmarks.scenarios import NAMES
-
-    return NAMES
-
-
 # --- field checks: each returns an error message, or None when the value is fine ---------
 
 Check = Callable[[Any], str | None]
 
 
+def _shown(value: Any) -> str:
+    """A value as JSON, cut short: error messages quote what they found."""
+    try:
+        shown = json.dumps(value)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
 def number(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"expected a number, found {json.dumps(value)}"
+        return f"expected a number, found {_shown(value)}"
     if not math.isfinite(value):
         return f"expected a finite number, found {value}"
+    if value != 0 and not SMALLEST <= abs(value) <= LARGEST:
+        return f"{value!r} is not a plausible measurement (0, or {SMALLEST:g} to {LARGEST:g})"
     return None
 
 
@@ -62,12 +86,21 @@ def positive(value: Any) -> str | None:
 
 def count(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return f"expected a whole number >= 0, found {json.dumps(value)}"
+        return f"expected a whole number >= 0, found {_shown(value)}"
+    if value > LARGEST:
+        return f"{value} is not a plausible count (at most {LARGEST:.0f})"
     return None
 
 
 def text(value: Any) -> str | None:
-    return None if isinstance(value, str) and value else f"expected text, found {json.dumps(value)}"
+    return None if isinstance(value, str) and value else f"expected text, found {_shown(value)}"
+
+
+def text_values(value: Any) -> str | None:
+    """An object whose values are all text (a scenario's parameters)."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        return f"expected an object of text values, found {_shown(value)}"
+    return None
 
 
 def optional(check: Check) -> Check:
@@ -76,12 +109,14 @@ def optional(check: Check) -> Check:
 
 def one_of(*allowed: Any) -> Check:
     return lambda value: (
-        None if value in allowed else f"expected one of {list(allowed)}, found {json.dumps(value)}"
+        None
+        if isinstance(value, str) and value in allowed
+        else f"expected one of {list(allowed)}, found {_shown(value)}"
     )
 
 
 def flag(value: Any) -> str | None:
-    return None if isinstance(value, bool) else f"expected true or false, found {json.dumps(value)}"
+    return None if isinstance(value, bool) else f"expected true or false, found {_shown(value)}"
 
 
 SUMMARY = {
@@ -101,7 +136,7 @@ PROVENANCE = {
     "platform": text,
     "cpu_model": text,
     "cpu_cores": count,
-    "gpu": None,  # null, or an object checked below
+    "gpu": None,  # null in a CPU file, an object in a GPU file: checked below
     "date": text,
     "git_commit": text,
     "command": text,
@@ -138,7 +173,7 @@ SCENARIO = {
     "baseline": text,
     "calls_per_pass": count,
     "repetitions": count,
-    "parameters": None,  # an object of text values, checked below
+    "parameters": text_values,
     "variants": [VARIANT],
     "ratios": [RATIO],
     "peak_rss_mb": positive,
@@ -180,6 +215,19 @@ EXTRA = {
             }
         ],
     },
+    "trace_memory": {
+        "memory": [
+            {
+                "operations": count,
+                "traces": count,
+                "grown_mb": number,
+                "kb_per_trace": number,
+                "after_del_grown_mb": number,
+                "signature_traces": count,
+                "signature_grown_mb": number,
+            }
+        ],
+    },
 }
 
 
@@ -188,7 +236,7 @@ def _check(value: Any, spec: Any, where: str, errors: list[str]) -> None:
         return
     if isinstance(spec, dict):
         if not isinstance(value, dict):
-            errors.append(f"{where}: expected an object, found {json.dumps(value)[:60]}")
+            errors.append(f"{where}: expected an object, found {_shown(value)}")
             return
         for key, inner in spec.items():
             if key not in value:
@@ -207,47 +255,171 @@ def _check(value: Any, spec: Any, where: str, errors: list[str]) -> None:
             errors.append(f"{where}: {problem}")
 
 
-def _non_finite(value: Any, where: str, errors: list[str]) -> None:
-    """NaN or infinity anywhere, including free-form parts such as ``extra``."""
-    if isinstance(value, float) and not math.isfinite(value):
+# --- parsing: JSON's own looseness, turned into named problems --------------------------
+
+
+class _RepeatedKeys(dict):
+    """A JSON object whose text gave some key twice (``json`` would keep the last)."""
+
+    repeated: tuple[str, ...] = ()
+
+
+class _LongInteger:
+    """An integer literal too long to be a measurement (Python refuses > 4300 digits)."""
+
+    def __init__(self, literal: str):
+        self.digits = len(literal.lstrip("-"))
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    repeated = tuple(key for key, times in Counter(key for key, _ in pairs).items() if times > 1)
+    if not repeated:
+        return dict(pairs)
+    found = _RepeatedKeys(pairs)
+    found.repeated = repeated
+    return found
+
+
+def _integer(literal: str) -> int | _LongInteger:
+    return _LongInteger(literal) if len(literal) > MAX_INTEGER_DIGITS else int(literal)
+
+
+def parse(raw: str) -> Any:
+    """The JSON document; ``ValueError`` names where the text stops being JSON."""
+    try:
+        return json.loads(raw, object_pairs_hook=_object, parse_int=_integer)
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from error
+    except RecursionError as error:
+        raise ValueError(
+            f"invalid results: arrays or objects nested deeper than {MAX_DEPTH} levels"
+        ) from error
+
+
+def _parsed_problems(value: Any, where: str, errors: list[str], depth: int = 0) -> None:
+    """What parsing let through, anywhere in the document (``extra`` included): repeated
+    keys, over-long integers, NaN or infinity, and nesting deeper than the format's."""
+    if depth > MAX_DEPTH:
+        errors.append(f"{where}: nested deeper than {MAX_DEPTH} levels")
+    elif isinstance(value, _LongInteger):
+        errors.append(
+            f"{where}: an integer of {value.digits} digits (at most {MAX_INTEGER_DIGITS})"
+        )
+    elif isinstance(value, float) and not math.isfinite(value):
         errors.append(f"{where}: expected a finite number, found {value}")
     elif isinstance(value, dict):
+        for key in getattr(value, "repeated", ()):
+            errors.append(f"{where}.{key}: the key appears more than once in one object")
         for key, inner in value.items():
-            _non_finite(inner, f"{where}.{key}", errors)
+            _parsed_problems(inner, f"{where}.{key}", errors, depth + 1)
     elif isinstance(value, list):
         for index, inner in enumerate(value):
-            _non_finite(inner, f"{where}[{index}]", errors)
+            _parsed_problems(inner, f"{where}[{index}]", errors, depth + 1)
+
+
+# --- consistency inside a scenario: what the renderer and the claims rely on -------------
+
+
+def _check_provenance(provenance: dict[str, Any], device: str, where: str) -> list[str]:
+    errors = []
+    if provenance["device"] != device:
+        errors.append(f"{where}.device: {provenance['device']!r} in a {device} file")
+    gpu = provenance["gpu"]
+    if device == "cpu" and gpu is not None:
+        errors.append(f"{where}.gpu: a CPU result names a GPU ({_shown(gpu)}); expected null")
+    elif device == "gpu" and gpu is None:
+        errors.append(f"{where}.gpu: a GPU result must name its GPU, found null")
+    elif gpu is not None:
+        _check(gpu, {"name": text, "driver": text}, f"{where}.gpu", errors)
+    return errors
+
+
+def _check_percentiles(variants: list[dict[str, Any]], where: str) -> list[str]:
+    errors = []
+    order = ("p5", "p25", "median", "p75", "p95")
+    for index, variant in enumerate(variants):
+        for field in ("cold_ms_per_call", "steady_ms_per_call"):
+            summary = variant[field]
+            for lower, upper in itertools.pairwise(order):
+                if summary[lower] > summary[upper]:
+                    errors.append(
+                        f"{where}[{index}].{field}.{lower}: {summary[lower]} is above "
+                        f"{upper} {summary[upper]}"
+                    )
+    return errors
+
+
+def _check_variant_names(result: dict[str, Any], name: str, where: str) -> list[str]:
+    names = [variant["name"] for variant in result["variants"]]
+    errors = [
+        f"{where}.variants: the name {repeated!r} is given to more than one variant"
+        for repeated, times in Counter(names).items()
+        if times > 1
+    ]
+    expected = SCENARIOS[name].baseline
+    if result["baseline"] != expected:
+        errors.append(f"{where}.baseline: expected {expected!r}, found {result['baseline']!r}")
+    if result["baseline"] not in names:
+        errors.append(f"{where}.baseline: {result['baseline']!r} is not one of {names}")
+    for missing in sorted(variants_claims_use(name) - set(names)):
+        errors.append(
+            f"{where}.variants: no variant named {missing!r}, which the claims table compares"
+        )
+    return errors
+
+
+def _check_ratios(result: dict[str, Any], name: str, where: str) -> list[str]:
+    """One cold and one steady ratio per variant against the baseline, one headline."""
+    errors = []
+    baseline = result["baseline"]
+    others = [v["name"] for v in result["variants"] if v["name"] != baseline]
+    seen: Counter[tuple[str, str]] = Counter()
+    for index, ratio in enumerate(result["ratios"]):
+        at = f"{where}.ratios[{index}]"
+        if ratio["variant"] not in others:
+            errors.append(f"{at}.variant: {ratio['variant']!r} is not a measured variant {others}")
+        if ratio["baseline"] != baseline:
+            errors.append(f"{at}.baseline: expected {baseline!r}, found {ratio['baseline']!r}")
+        if not ratio["ci_low"] <= ratio["median"] <= ratio["ci_high"]:
+            errors.append(f"{at}: median outside its interval")
+        seen[ratio["variant"], ratio["pass"]] += 1
+    for variant in others:
+        for which in (COLD, STEADY):
+            if seen[variant, which] != 1:
+                found = "no" if not seen[variant, which] else f"{seen[variant, which]}"
+                errors.append(
+                    f"{where}.ratios: {found} {which} ratio for variant {variant!r}; expected one"
+                )
+    headlines = [(r["variant"], r["pass"]) for r in result["ratios"] if r["headline"]]
+    scenario = SCENARIOS[name]
+    expected = (scenario.headline, scenario.headline_pass)
+    if headlines != [expected]:
+        errors.append(
+            f"{where}.ratios: expected one headline ratio, the {expected[1]} ratio of "
+            f"{expected[0]!r}; found {len(headlines)}: {headlines}"
+        )
+    return errors
 
 
 def _check_scenario(name: str, result: Any, device: str) -> list[str]:
     where = f"scenarios.{name}"
-    if name not in _known_names():
-        return [f"{where}: unknown scenario (known: {', '.join(_known_names())})"]
+    if name not in NAMES:
+        return [f"{where}: unknown scenario (known: {', '.join(NAMES)})"]
     errors: list[str] = []
     _check(result, SCENARIO, where, errors)
     if errors:
         return errors  # the checks below rely on the fields above
-    provenance = result["provenance"]
-    if provenance["device"] != device:
-        errors.append(f"{where}.provenance.device: {provenance['device']!r} in a {device} file")
     extra_spec = EXTRA.get(name)
     if extra_spec is None and result["extra"] is not None:
         errors.append(f"{where}.extra: expected null for this scenario")
     if extra_spec is not None:
         _check(result["extra"], extra_spec, f"{where}.extra", errors)
-    gpu = provenance["gpu"]
-    if gpu is not None:
-        _check(gpu, {"name": text, "driver": text}, f"{where}.provenance.gpu", errors)
-    if not all(isinstance(v, str) for v in result["parameters"].values()):
-        errors.append(f"{where}.parameters: expected an object of text values")
-    variants = [variant["name"] for variant in result["variants"]]
-    if result["baseline"] not in variants:
-        errors.append(f"{where}.baseline: {result['baseline']!r} is not one of {variants}")
-    for index, ratio in enumerate(result["ratios"]):
-        if ratio["variant"] not in variants:
-            errors.append(f"{where}.ratios[{index}].variant: {ratio['variant']!r} not measured")
-        if not ratio["ci_low"] <= ratio["median"] <= ratio["ci_high"]:
-            errors.append(f"{where}.ratios[{index}]: median outside its interval")
+    errors += _check_provenance(result["provenance"], device, f"{where}.provenance")
+    errors += _check_percentiles(result["variants"], f"{where}.variants")
+    errors += _check_variant_names(result, name, where)
+    errors += _check_ratios(result, name, where)
     return errors
 
 
@@ -256,12 +428,12 @@ def validate(data: Any) -> list[str]:
     if not isinstance(data, dict):
         return ["(top level): expected an object"]
     errors: list[str] = []
-    _non_finite(data, "(top level)", errors)
+    _parsed_problems(data, "(top level)", errors)
     if errors:
         return [error.replace("(top level).", "") for error in errors]
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        return [f"schema_version: expected {SCHEMA_VERSION}, found {json.dumps(version)}"]
+    if type(version) is not int or version != SCHEMA_VERSION:  # true == 1 in Python
+        return [f"schema_version: expected {SCHEMA_VERSION}, found {_shown(version)}"]
     _check(data, {"device": one_of(*DEVICES), "scenarios": None}, "(top level)", errors)
     scenarios = data.get("scenarios")
     if not isinstance(scenarios, dict) or not scenarios:
@@ -273,27 +445,53 @@ def validate(data: Any) -> list[str]:
     return errors
 
 
-def load_file(path: Path) -> ResultsFile:
+# --- files ------------------------------------------------------------------------------
+
+
+def _read_regular_file(path: Path) -> bytes:
+    """The file's bytes; a FIFO, device or folder is refused without blocking on it."""
     try:
-        raw = path.read_text("utf-8")
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         raise ResultsError(f"{path}: cannot read: {error.strerror}") from error
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise ResultsError(f"{path}: not a regular file; a results file must be one")
+        if info.st_size > MAX_BYTES:
+            raise ResultsError(
+                f"{path}: {info.st_size} bytes; a results file has at most {MAX_BYTES}"
+            )
+        return handle.read(MAX_BYTES + 1)
+
+
+def load_file(path: Path) -> ResultsFile:
+    raw_bytes = _read_regular_file(path)
+    try:
+        raw = raw_bytes.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ResultsError(
+            f"{path}: not UTF-8 text (byte {error.start}: {error.reason})"
+        ) from error
     if not raw.strip():
         raise ResultsError(f"{path}: the file is empty")
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise ResultsError(
-            f"{path}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from error
+        data = parse(raw)
+    except ValueError as error:
+        raise ResultsError(f"{path}: {error}") from error
     errors = validate(data)
+    if len(errors) > MAX_ERRORS_SHOWN:
+        errors = [*errors[:MAX_ERRORS_SHOWN], f"... and {len(errors) - MAX_ERRORS_SHOWN} more"]
     if errors:
         raise ResultsError(f"{path}: " + f"\n{path}: ".join(errors))
     return ResultsFile(path=path, device=data["device"], scenarios=data["scenarios"])
 
 
 def load_results(directory: Path = RESULTS_DIR) -> dict[str, ResultsFile]:
-    """Every results file in the folder, by device; fails on the first malformed file."""
+    """Every results file in the folder, by device; fails naming every malformed file.
+
+    The folder holds one file per device, named after it (``cpu.json``, ``gpu.json``).
+    """
     if not directory.is_dir():
         raise ResultsError(f"{directory}: results folder not found; run `python -m benchmarks run`")
     paths = sorted(directory.glob("*.json"))
@@ -302,15 +500,27 @@ def load_results(directory: Path = RESULTS_DIR) -> dict[str, ResultsFile]:
             f"{directory}: no results files (*.json); run `python -m benchmarks run`"
         )
     loaded: dict[str, ResultsFile] = {}
+    problems: list[str] = []  # every file is checked, so one build names every bad file
     for path in paths:
-        results = load_file(path)
-        if results.device in loaded:
-            raise ResultsError(
-                f"{path}: device: a second {results.device} results file "
-                f"(the first is {loaded[results.device].path.name})"
-            )
-        loaded[results.device] = results
+        try:
+            loaded[path.stem] = _load_named(path)
+        except ResultsError as error:
+            problems.append(str(error))
+    if problems:
+        raise ResultsError("\n".join(problems))
     return loaded
+
+
+def _load_named(path: Path) -> ResultsFile:
+    if path.stem not in DEVICES:
+        raise ResultsError(
+            f"{path}: not a results file name; the folder holds "
+            f"{' and '.join(f'{d}.json' for d in DEVICES)} only"
+        )
+    results = load_file(path)
+    if results.device != path.stem:
+        raise ResultsError(f"{path}: device: {results.device!r} results in {path.name}")
+    return results
 
 
 def write_results(path: Path, device: str, scenarios: dict[str, dict[str, Any]]) -> None:

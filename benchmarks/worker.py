@@ -13,6 +13,7 @@ from pathlib import Path
 
 from benchmarks import provenance
 from benchmarks.scenarios import SCENARIOS
+from benchmarks.schema import DEVICES, PROFILES
 
 
 def resolve_device(requested: str) -> str:
@@ -29,8 +30,8 @@ def resolve_device(requested: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.worker")
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
-    parser.add_argument("--profile", choices=["quick", "full"], required=True)
-    parser.add_argument("--device", choices=["auto", "cpu", "gpu"], required=True)
+    parser.add_argument("--profile", choices=PROFILES, required=True)
+    parser.add_argument("--device", choices=["auto", *DEVICES], required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--command", required=True)
     args = parser.parse_args()

@@ -1,9 +1,12 @@
-"""Shared fixtures: every page run once in its own interpreter, and the built site."""
+"""Shared fixtures: every page run once in a reader's environment, and the built site."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -13,13 +16,16 @@ import pytest
 
 from tests.harness.codeblocks import ROOT, documented_pages
 from tests.harness.processes import run_page_in_subprocess, start_site_build
+from tests.harness.reader_pages import results_file
 
 MKDOCS_WARNING = re.compile(r"^WARNING\s+-\s")
 PAGE_TIMEOUT_SECONDS = 900
 
 
 class PageRuns:
-    """Every page of the site, run once each by one page server started at first use.
+    """Every page of the site, run once each in a reader's environment (the locked
+    third-party packages and the wheel, no repository folder: tests.harness.reader_pages),
+    by one background process started at first use.
 
     A page outside the site (a test's temporary page) runs in a plain fresh interpreter.
     """
@@ -27,42 +33,53 @@ class PageRuns:
     def __init__(self, pages: list[Path], workdir: Path):
         self._pages = pages
         self._workdir = workdir
-        self._outputs: dict[Path, Path] = {}
-        self._server: subprocess.Popen | None = None
+        self._log = workdir / "reader-pages.log"
+        self._process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        if self._server is not None:
+        if self._process is not None:
             return
-        jobs = []
-        for index, page in enumerate(self._pages):
-            self._outputs[page] = self._workdir / f"page-{index}.json"
-            jobs.append({"page": str(page), "out": str(self._outputs[page])})
-        job_file = self._workdir / "jobs.json"
-        job_file.write_text(json.dumps(jobs), encoding="utf-8")
-        self._server = subprocess.Popen(
-            [sys.executable, "-m", "tests.harness.page_server", str(job_file)],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        with self._log.open("w", encoding="utf-8") as log:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "tests.harness.reader_pages", str(self._workdir)]
+                + [str(page) for page in self._pages],
+                cwd=ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # close() stops the runner and its pages too
+            )
+
+    def _wait_for(self, path: Path) -> Path:
+        self.start()
+        deadline = time.monotonic() + PAGE_TIMEOUT_SECONDS
+        while not path.exists():
+            if self._process.poll() is not None and not path.exists():
+                log = self._log.read_text(encoding="utf-8")[-4000:]
+                status = self._process.returncode
+                raise RuntimeError(f"running the pages stopped ({status}):\n{log}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{path.name} was not written in {PAGE_TIMEOUT_SECONDS} s")
+            time.sleep(0.1)
+        return path
 
     def results(self, page: Path) -> dict:
         if page not in self._pages:
             return run_page_in_subprocess(page)
-        self.start()
-        out = self._outputs[page]
-        deadline = time.monotonic() + PAGE_TIMEOUT_SECONDS
-        while not out.exists():
-            if self._server.poll() is not None and not out.exists():
-                raise RuntimeError(f"the page server exited ({self._server.returncode})")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{page} did not finish in {PAGE_TIMEOUT_SECONDS} s")
-            time.sleep(0.1)
+        out = self._wait_for(results_file(self._workdir, self._pages.index(page)))
         return json.loads(out.read_text(encoding="utf-8"))
 
+    def reader_python(self) -> Path:
+        """The reader environment's interpreter, once it is ready."""
+        return Path(self._wait_for(self._workdir / "python.txt").read_text(encoding="utf-8"))
+
+    def wheel(self) -> Path:
+        """The wheel installed in the reader environment."""
+        return Path(self._wait_for(self._workdir / "wheel.txt").read_text(encoding="utf-8"))
+
     def close(self) -> None:
-        if self._server is not None and self._server.poll() is None:
-            self._server.kill()
+        if self._process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.pid, signal.SIGKILL)
 
 
 @pytest.fixture(scope="session")
@@ -73,10 +90,16 @@ def page_runs(request, tmp_path_factory):
 
 
 class SiteBuild:
-    """The real site, built once with --strict in the background from the session's start."""
+    """The real site, built once with --strict in the background from the session's start.
+
+    ``TEST_SITE_DIR`` keeps it in that folder (relative to the repository) instead of a
+    temporary one: the pull-request checks upload it as the preview, so that CI builds
+    and link-checks the site once, inside the test suite.
+    """
 
     def __init__(self, workdir: Path):
-        self.site_dir = workdir / "site"
+        kept = os.environ.get("TEST_SITE_DIR")
+        self.site_dir = ROOT / kept if kept else workdir / "site"
         self._log = workdir / "build.log"
         self._proc: subprocess.Popen | None = None
 

@@ -20,22 +20,34 @@ def project(tmp_path) -> Path:
 
 
 def failed_build(project: Path) -> str:
-    proc = build_site(project / "mkdocs.yml", project / "site")
+    """Build over an earlier site; the build must fail and leave that site as it was."""
+    site = project / "site"
+    (site / "guide").mkdir(parents=True)
+    earlier = {site / "index.html": "earlier home page", site / "guide" / "page.html": "earlier"}
+    for path, content in earlier.items():
+        path.write_text(content, "utf-8")
+    proc = build_site(project / "mkdocs.yml", site)
     assert proc.returncode != 0, "the build passed but should have failed"
-    pages = list((project / "site").rglob("*.html")) if (project / "site").exists() else []
-    assert pages == [], f"a failed build left pages behind: {pages[:3]}"
+    files = {path for path in site.rglob("*") if path.is_file()}
+    assert files == set(earlier), f"a failed build changed the earlier site: {sorted(files)[:5]}"
+    assert all(path.read_text("utf-8") == content for path, content in earlier.items())
     return proc.stderr
 
 
 @pytest.mark.slow
-def test_build_fails_on_nan_naming_file_and_field(project):
+def test_build_fails_on_bad_results_naming_file_and_field_and_keeps_the_earlier_site(project):
+    # A cross-reference only the renderer needed used to crash the build after the site
+    # folder was emptied; all of tests/test_benchmarks_validation.py fails at this point.
     path = project / "benchmarks" / "results" / "cpu.json"
     document = json.loads(path.read_text("utf-8"))
-    name = next(iter(document["scenarios"]))
-    document["scenarios"][name]["variants"][0]["first_call_ms"] = float("nan")
+    summary = document["scenarios"]["loop_count"]["variants"][0]["steady_ms_per_call"]
+    summary["p25"] = summary["median"] * 2
+    ratios = document["scenarios"]["explainer_overhead"]["ratios"]
+    ratios[:] = [ratio for ratio in ratios if ratio["pass"] != "steady"]
     path.write_text(json.dumps(document), "utf-8")
     errors = failed_build(project)
-    assert f"{path}: scenarios.{name}.variants[0].first_call_ms: expected a finite number" in errors
+    assert f"{path}: scenarios.loop_count.variants[0].steady_ms_per_call.p25: " in errors
+    assert f"{path}: scenarios.explainer_overhead.ratios: no steady ratio for" in errors
 
 
 @pytest.fixture
@@ -49,10 +61,13 @@ def hook():
     return module
 
 
+CONFIG = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"))
+
+
 def test_marker_for_unknown_scenario_fails_naming_page_and_marker(hook, monkeypatch):
     # Markers are replaced while MkDocs reads the pages, before it writes any of them.
     monkeypatch.delenv("BENCHMARKS_RERUN", raising=False)
-    hook.on_config(config=None)
+    hook.on_config(CONFIG)
     page = SimpleNamespace(file=SimpleNamespace(src_uri="guide/page.md"))
     text = "# Page\n\n<!-- benchmark:plot warp_drive -->\n"
     with pytest.raises(PluginError) as caught:
@@ -65,7 +80,7 @@ def test_marker_for_unknown_scenario_fails_naming_page_and_marker(hook, monkeypa
 def test_rerun_setting_must_name_a_profile(hook, monkeypatch):
     monkeypatch.setenv("BENCHMARKS_RERUN", "yes")
     with pytest.raises(PluginError, match="BENCHMARKS_RERUN='yes': expected one of quick, full"):
-        hook.on_config(config=None)
+        hook.on_config(CONFIG)
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.lookup import headline_ratio
 from benchmarks.render import (
     MarkerError,
     all_plots,
@@ -56,7 +57,7 @@ def test_table_has_a_row_per_variant_ratios_with_intervals_and_provenance(result
     rows = [line for line in table.splitlines() if line.startswith("| ")]
     assert len(rows) == 1 + len(result["variants"])  # header + variants
     assert "1× (baseline)" in rows[1]
-    headline = next(r for r in result["ratios"] if r["headline"])
+    headline = headline_ratio(result)
     assert f"**{number(headline['median'])}× (95% CI {number(headline['ci_low'])}–" in table
     assert "**quick profile**" in table
     assert "Set-up: calls per pass 60; loop counts uniform in 1..20;" in table
@@ -139,3 +140,42 @@ def test_weight_cache_table_shows_memory_by_model_count_and_wrong_outputs(result
     assert re.search(
         r"^\| weight-swapping cache \(the post's design\) \| \d+ \| 200 \|$", table, re.M
     )
+
+
+def _architecture_row(name: str, median: float, low: float, high: float, route: str) -> dict:
+    return {
+        "architecture": name,
+        "variables": 100,
+        "batch": 32,
+        "route": route,
+        "speedup_median": median,
+        "speedup_ci_low": low,
+        "speedup_ci_high": high,
+    }
+
+
+def test_serving_crossover_names_the_lowest_ratio_when_none_is_measurably_slower():
+    from benchmarks.render import _serving_crossover
+
+    rows = [
+        _architecture_row("Wide", 1.2, 1.1, 1.3, "shared graph"),
+        _architecture_row("Deep", 0.97, 0.92, 1.05, "shared graph"),
+        _architecture_row("Custom", 0.5, 0.4, 0.6, "own function: subclassed"),
+    ]
+    sentence = _serving_crossover(rows)
+    assert "No architecture was measurably slower" in sentence
+    assert "Deep, 100 variables, batch 32: 0.970 (0.920–1.05)" in sentence
+
+
+def test_serving_crossover_lists_every_architecture_whose_interval_is_below_one():
+    from benchmarks.render import _serving_crossover
+
+    rows = [
+        _architecture_row("Wide", 0.9, 0.85, 0.95, "shared graph"),
+        _architecture_row("Deep", 0.8, 0.7, 0.99, "shared graph"),
+        _architecture_row("Small", 1.5, 1.4, 1.6, "shared graph"),
+    ]
+    sentence = _serving_crossover(rows)
+    assert sentence.startswith("Measurably slower")
+    assert "Wide at batch 32" in sentence and "Deep at batch 32" in sentence
+    assert "Small" not in sentence

@@ -140,44 +140,53 @@ def test_an_update_keeps_the_file_mode(results_dir, document):
     assert path.stat().st_mode & 0o777 == 0o644
 
 
-def test_two_writers_updating_different_scenarios_both_land(results_dir, document):
-    """Force the interleaving: the second writer starts while the first holds the lock."""
+def test_a_writer_holds_the_folder_lock_from_reading_to_replacing(results_dir, document):
+    """Deterministic: while a writer is between reading the file and replacing it, the
+    folder's lock is taken (a non-blocking attempt fails), so a second writer waits and
+    then merges into the first one's file instead of overwriting it."""
+    import fcntl
+    import os
     import threading
 
     from benchmarks import schema
 
     path = results_dir / "cpu.json"
-    first_inside, release = threading.Event(), threading.Event()
-    real_load = schema.load_file
     names = ["predict_loop", "loop_count"]
+    fixture = json.loads(FIXTURE.read_text("utf-8"))["scenarios"]
     for name in names:
         del document["scenarios"][name]
     write(results_dir, document)
-    fixture = json.loads(FIXTURE.read_text("utf-8"))["scenarios"]
+    inside, release = threading.Event(), threading.Event()
+    real_load = schema.load_file
 
-    def slow_load(p):
+    def held_load(p):
         loaded = real_load(p)
-        if threading.current_thread().name == "first":
-            first_inside.set()
-            release.wait(5)
+        inside.set()
+        release.wait(10)
         return loaded
 
-    schema.load_file = slow_load
+    def lock_is_free() -> bool:
+        folder = os.open(results_dir, os.O_RDONLY)
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(folder)
+
+    schema.load_file = held_load
     try:
         first = threading.Thread(
-            target=write_results, args=(path, "cpu", {names[0]: fixture[names[0]]}), name="first"
+            target=write_results, args=(path, "cpu", {names[0]: fixture[names[0]]})
         )
         first.start()
-        assert first_inside.wait(5)
-        second = threading.Thread(
-            target=write_results, args=(path, "cpu", {names[1]: fixture[names[1]]})
-        )
-        second.start()
-        second.join(0.5)
-        assert second.is_alive()  # blocked on the lock while the first is inside
-        release.set()
-        first.join(5)
-        second.join(5)
+        assert inside.wait(10)
+        assert not lock_is_free()  # held between the read and the replace
     finally:
+        release.set()
         schema.load_file = real_load
+    first.join(10)
+    assert lock_is_free()
+    write_results(path, "cpu", {names[1]: fixture[names[1]]})
     assert set(names) <= set(load_results(results_dir)["cpu"].scenarios)

@@ -482,3 +482,41 @@ def test_search_index_holds_no_copy_button_text_or_start_up_log(built_site):
     for doc in index["docs"]:
         for noise in ("Copied!", "absl::InitializeLog", "cuInit"):
             assert noise not in doc["text"], f"{doc['location']}: {noise!r} is in the index"
+
+
+# --- Tables with a pinned first column, in the dark scheme ------------------------------
+
+# For each table whose first column is pinned (position: sticky): the page's background,
+# and each first-column cell whose computed background differs from it. A pinned cell
+# must be opaque and the colour of the page, or the columns scrolled under it show through
+# (transparent) or it stands out as a light bar on a dark page (a fixed light colour).
+PINNED_CELLS_OFF_BACKGROUND = """() => {
+  const page = getComputedStyle(document.body).backgroundColor;
+  const cells = [...document.querySelectorAll(
+    'article table:not([class]) tr > :first-child')]
+    .filter(cell => getComputedStyle(cell).position === 'sticky');
+  return {
+    page,
+    pinned: cells.length,
+    off: cells.filter(cell => getComputedStyle(cell).backgroundColor !== page)
+      .map(cell => [cell.textContent.trim().slice(0, 30), getComputedStyle(cell).backgroundColor]),
+  };
+}"""
+
+
+@pytest.mark.parametrize("width", [PHONE, WIDE])
+@pytest.mark.parametrize("path", ["/benchmarks/", "/versions/", "/guide/claims-checked/"])
+def test_pinned_table_column_takes_the_page_background_in_the_dark_scheme(
+    path, width, browser, site_url
+):
+    tab = PageVisit(browser, site_url, color_scheme="dark")
+    try:
+        tab.page.set_viewport_size({"width": width, "height": 900})
+        tab.open(path)
+        assert tab.page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+        found = tab.page.evaluate(PINNED_CELLS_OFF_BACKGROUND)
+        assert found["pinned"] > 0, f"{path}: no table with a pinned first column"
+        assert found["page"] not in {"rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"}, found["page"]
+        assert not found["off"], f"{path} (dark, {width} px): pinned cells {found['off'][:5]}"
+    finally:
+        tab.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -86,3 +87,143 @@ def test_a_path_that_is_not_a_script_fails_like_python(tmp_path):
     assert _run(["-m", "tf_retracing.explain", missing], ROOT).returncode == 2
     assert _run([missing], ROOT).returncode == 2
     assert watched.stdout == ""
+
+
+# Options: the guard, its warm-up and the JSON report --------------------------------
+
+RETRACING = textwrap.dedent(
+    """
+    import sys
+    import threading
+
+    import tensorflow as tf
+
+
+    @tf.function
+    def predict(x):
+        return x * 2
+
+
+    def serve(n):
+        predict(tf.zeros(n))
+
+
+    serve(1)  # warm-up
+    worker = threading.Thread(target=serve, args=(2,))  # a retrace in another thread
+    worker.start()
+    worker.join()
+    serve(3)  # a retrace in the main thread
+    print("served", sys.argv[1:])
+    """
+)
+LOGGED = "retrace after warm-up (logged once per function)"
+RAISED = "RetracingBudgetExceeded: retrace after warm-up"
+
+# name: (options, the script's own arguments, exit status, stdout, stderr must hold:
+#        {text: times}, JSON file expected)
+OPTION_CASES = {
+    "json": (["--json", "report.json"], [], 0, "served []\n", {LOGGED: 0}, True),
+    "guard-log": (["--guard", "log"], [], 0, "served []\n", {LOGGED: 1}, False),
+    "guard-log-warmup-2": (
+        ["--guard=log", "--warmup=2"],
+        ["x"],
+        0,
+        "served ['x']\n",
+        {LOGGED: 1, "1 retrace after warm-up": 1},
+        False,
+    ),
+    # The thread's retrace raises in the thread (printed, as Python prints it), and the
+    # main thread's raises in the main thread: the program fails as it would on any error.
+    "guard-raise": (["--guard", "raise", "--json", "report.json"], [], 1, "", {RAISED: 2}, True),
+    "guard-raise-after-warmup-3": (
+        ["--guard", "raise", "--warmup", "3"],
+        [],
+        0,
+        "served []\n",
+        {RAISED: 0},
+        False,
+    ),
+    "options-end-at-the-script": (
+        ["--"],
+        ["--json", "other.json", "--guard", "raise"],
+        0,
+        "served ['--json', 'other.json', '--guard', 'raise']\n",
+        {RAISED: 0},
+        False,
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(OPTION_CASES))
+def test_explain_options_against_plain_python(name, tmp_path):
+    options, script_args, status, stdout, counts, writes_json = OPTION_CASES[name]
+    (tmp_path / "script.py").write_text(RETRACING)
+    plain = _run(["script.py", *script_args], tmp_path)
+    assert plain.returncode == 0 and plain.stdout == f"served {script_args}\n"
+    watched = _run(["-m", "tf_retracing.explain", *options, "script.py", *script_args], tmp_path)
+    stderr = _without_tf_logs(watched.stderr)
+    assert (watched.returncode, watched.stdout) == (status, stdout), stderr
+    for text, times in counts.items():
+        assert stderr.count(text) == times, (text, stderr)
+    assert "== retracing report for script.py ==" in stderr
+    files = sorted(path.name for path in tmp_path.iterdir())
+    assert files == sorted(["script.py", *(["report.json"] if writes_json else [])])
+    if writes_json:
+        report = json.loads((tmp_path / "report.json").read_text())
+        assert report["schema_version"] == 1 and report["exit_status"] == status
+        assert report["args"] == script_args
+        (function,) = report["functions"]
+        assert (function["function"], function["traces"]) == ("predict", 3)
+        assert [r["cause"] for r in function["reasons"]] == ["TFR001", "TFR001"]
+        guarded = report["guard"]
+        assert (
+            guarded is None
+            if "--guard" not in options
+            else len(guarded["retraces_after_warmup"]) == 2
+        )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--json", "missing-folder/report.json"], "cannot write the JSON report to "),
+        (["--json", "."], "is a directory; give a file path"),
+        (["--json="], "--json needs a file path"),
+        (["--guard", "maybe"], "--guard must be 'log' or 'raise', got 'maybe'"),
+        (["--warmup", "2"], "--warmup needs --guard log or --guard raise"),
+        (["--guard", "log", "--warmup", "-1"], "--warmup must be a whole number"),
+        (["--guard", "log", "--guard", "raise"], "--guard given twice"),
+        (["--verbose"], "unknown option '--verbose' (options go before the script)"),
+    ],
+)
+def test_bad_options_stop_before_the_script_with_status_2(options, message, tmp_path, capsys):
+    from tf_retracing.explain import main
+
+    script = tmp_path / "script.py"
+    script.write_text("open('ran', 'w').close()\n")
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main([*options, "script.py"]) == 2
+    finally:
+        os.chdir(here)
+    captured = capsys.readouterr()
+    first_line = captured.err.splitlines()[0]
+    assert first_line.startswith("python -m tf_retracing.explain: ") and message in first_line
+    if "JSON" in message or "directory" in message or "file path" in message:
+        assert captured.err.count("\n") == 1  # one line
+    assert captured.out == ""
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["script.py"]  # not run
+
+
+def test_options_without_a_script_and_help(capsys):
+    from tf_retracing.explain import main
+
+    assert main(["--guard", "log"]) == 2
+    assert "no script given" in capsys.readouterr().err
+    assert main(["--", "--json"]) == 2  # after --, "--json" is the script's name
+    assert "can't open file '--json'" in capsys.readouterr().err
+    assert main(["--help"]) == 0
+    help_text = capsys.readouterr().out
+    assert "--guard log|raise" in help_text and "schema_version 1" in help_text

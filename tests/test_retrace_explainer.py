@@ -747,12 +747,13 @@ def test_main_runs_a_script_and_reports(tmp_path, capsys):
     assert f"== retracing report for {script} ==" in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("function"))
-    assert header.split() == ["function", "defined", "at", "tf.functions", "traces", "retraces"]
-    row = {line.split()[0]: line.split()[2:] for line in lines if line.startswith(("pre", "ste"))}
+    assert header.split()[:6] == ["function", "defined", "at", "tf.functions", "traces", "retraces"]
+    assert header.split()[6:] == ["trace", "ms", "retrace", "ms"]
+    row = {line.split()[0]: line.split()[2:5] for line in lines if line.startswith(("pre", "ste"))}
     assert row["predict"] == ["1", "3", "2"]
     assert row["steady"] == ["1", "1", "0"]
     assert any(
-        line.split()[:1] == ["<lambda>"] and line.split()[2:] == ["3", "3", "2"] for line in lines
+        line.split()[:1] == ["<lambda>"] and line.split()[2:5] == ["3", "3", "2"] for line in lines
     )
     assert "  2 x shape of x: `predict` traced again (trace 3)" in out
     assert "  2 x object of (no argument): `<lambda>` traced again because" in out
@@ -946,3 +947,30 @@ def test_guard_refuses_bad_arguments():
         guard_retracing(tf.function(lambda x: x)),
     ):
         pass
+
+
+def test_importing_the_package_says_when_the_installed_tensorflow_is_unsupported(tmp_path):
+    """The range is read from the installed distribution's metadata, so the import says it
+    without importing TensorFlow (a bare import stays light for the linter)."""
+    import subprocess
+    import sys
+
+    fake = tmp_path / "tensorflow-9.9.0.dist-info"
+    fake.mkdir()
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: tensorflow\nVersion: 9.9.0\n")
+    probe = (
+        "import sys, warnings\n"
+        "warnings.simplefilter('always')\n"
+        "import tf_retracing\n"
+        "print('tensorflow' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "False"
+    assert "UnsupportedTensorFlowWarning" in out.stderr
+    assert "TensorFlow 9.9.0 is outside the supported range 2.16 to 2.21" in out.stderr

@@ -8,6 +8,7 @@ actionlint's PyPI wrapper builds by downloading a binary, which cannot happen of
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,31 @@ def uses_lines(path: Path) -> list[str]:
         for line in path.read_text("utf-8").splitlines()
         if re.match(r"^\s*(- )?uses:", line)
     ]
+
+
+def command(run: str, env: dict[str, str]) -> list[str]:
+    """A one-line `run:` script as the shell would split it, with $VARIABLES expanded."""
+    words = shlex.split(run)
+    return [re.sub(r"\$\{?(\w+)\}?", lambda m: env.get(m[1], m[0]), word) for word in words]
+
+
+def runs_a_strict_build(run: str) -> bool:
+    """Whether a `run:` script builds the site with --strict, asking make what it runs."""
+    for part in run.split("&&"):
+        words = shlex.split(part)
+        if words[:1] == ["make"]:
+            proc = subprocess.run(
+                ["make", "-n", *words[1:]],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            )
+            part = proc.stdout
+        if "mkdocs build --strict" in part:
+            return True
+    return False
 
 
 def run_zizmor(target: Path) -> subprocess.CompletedProcess:
@@ -188,8 +214,6 @@ def test_no_expression_is_expanded_inside_a_shell_script(path):
 def test_gpu_workflow_runs_only_on_schedule_or_by_hand():
     workflow = load(GPU_WORKFLOW)
     assert triggers(workflow) == {"schedule", "workflow_dispatch"}
-    for forbidden in ("pull_request", "pull_request_target", "workflow_run", "push"):
-        assert forbidden not in triggers(workflow)
 
 
 def test_gpu_workflow_uses_no_secrets():
@@ -212,31 +236,50 @@ def test_only_the_guarded_benchmark_job_runs_on_the_gpu_runner():
 
 
 def test_gpu_workflow_runs_the_benchmark_on_the_gpu_and_uploads_the_results():
+    """The benchmark step, read by the CLI's own parser, measures the GPU and writes the
+    file the site build renders for it; that file is what the job uploads."""
+    from benchmarks.cli import parse_args
+    from benchmarks.schema import RESULTS_DIR
+
     workflow = load(GPU_WORKFLOW)
-    results_file = workflow["env"]["RESULTS_FILE"]
-    # The CLI's own name for GPU results, which the site build renders.
-    assert results_file == "benchmarks/results/gpu.json"
     steps = workflow["jobs"]["benchmark"]["steps"]
-    runs = [step.get("run", "") for step in steps]
-    assert ".ci/bootstrap --group gpu" in runs
-    assert any(
-        "python -m benchmarks run --device gpu --out" in run and "RESULTS_FILE" in run
-        for run in runs
+    runs = [command(step["run"], workflow["env"]) for step in steps if "run" in step]
+    assert [".ci/bootstrap", "--group", "gpu"] in runs  # TensorFlow with its CUDA libraries
+    [benchmark] = [run for run in runs if run[1:4] == ["-m", "benchmarks", "run"]]
+    args = parse_args(benchmark[3:])
+    assert args.device == "gpu"
+    assert (ROOT / args.out).resolve() == RESULTS_DIR.resolve() / "gpu.json"
+    [upload] = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    path = upload["with"]["path"].replace(
+        "${{ env.RESULTS_FILE }}", workflow["env"]["RESULTS_FILE"]
     )
-    upload = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
-    assert upload and upload[0]["with"]["path"] == "${{ env.RESULTS_FILE }}"
+    assert ROOT / path == ROOT / args.out
 
 
-def test_gpu_results_are_validated_on_a_github_hosted_runner_before_deploying():
-    jobs = load(GPU_WORKFLOW)["jobs"]
+def test_gpu_results_are_validated_and_proposed_for_review_never_deployed():
+    """The runner's results reach readers only through a reviewed pull request: the
+    workflow builds the site with them on a GitHub-hosted machine and uploads it for the
+    reviewer, opens the pull request, and deploys nothing."""
+    workflow = load(GPU_WORKFLOW)
+    jobs = workflow["jobs"]
+    assert set(jobs) == {"benchmark", "validate", "propose"}
+    for job_name, job in jobs.items():
+        assert not {"pages", "id-token"} & set(job["permissions"]), job_name
+    for job_name, step in all_steps(workflow):
+        uses = step.get("uses", "")
+        assert not uses.startswith(("actions/deploy-pages@", "actions/upload-pages-a")), job_name
     validate = jobs["validate"]
     assert validate["runs-on"] == "ubuntu-24.04"
     assert validate["needs"] == "benchmark"
-    runs = [step.get("run", "") for step in validate["steps"]]
-    assert any(run.startswith("python3 .ci/accept_gpu_results.py") for run in runs)
-    assert "make build SITE_DIR=site" in runs
-    assert jobs["deploy"]["needs"] == "validate"
-    assert jobs["propose"]["needs"] == "validate"
+    runs = [step["run"] for step in validate["steps"] if "run" in step]
+    [accept] = [command(r, {}) for r in runs if ".ci/accept_gpu_results.py" in r]
+    assert (ROOT / accept[-1]).resolve() == (ROOT / "benchmarks" / "results").resolve()
+    assert any(runs_a_strict_build(run) for run in runs)
+    uploads = [s for s in validate["steps"] if s.get("uses", "").startswith("actions/upload-art")]
+    assert [u["with"]["path"] for u in uploads] == ["site/"]
+    propose = jobs["propose"]
+    assert propose["needs"] == "validate"
+    assert "gh pr create" in propose["steps"][-1]["run"]
 
 
 # --- the version matrix ---------------------------------------------------------------
@@ -258,12 +301,18 @@ def test_matrix_workflow_runs_every_declared_entry_as_a_hosted_job():
     assert run["strategy"]["fail-fast"] is False
     assert run["strategy"]["matrix"]["entry"] == [entry.id for entry in ENTRIES]
     assert "github.ref=='refs/heads/main'" in run["if"].replace(" ", "")
-    commands = " ".join(step.get("run", "") for step in run["steps"])
-    assert 'python -m tests.matrix run --only "$ENTRY"' in commands
-    merge = load(MATRIX_WORKFLOW)["jobs"]["merge"]
+    for entry in ENTRIES:  # each job runs exactly its own entry
+        env = {"ENTRY": entry.id, "RUNNER_TEMP": "/tmp"}
+        commands = [command(step["run"], env) for step in run["steps"] if "run" in step]
+        [matrix] = [c for c in commands if c[1:4] == ["-m", "tests.matrix", "run"]]
+        assert matrix[matrix.index("--only") + 1] == entry.id
+    workflow = load(MATRIX_WORKFLOW)
+    merge = workflow["jobs"]["merge"]
     commands = [step.get("run", "") for step in merge["steps"]]
-    assert any("python -m tests.matrix merge" in c and "RESULTS_FILE" in c for c in commands)
-    assert "make build SITE_DIR=site" in commands
+    [merging] = [c for c in commands if "python -m tests.matrix merge" in c]
+    out = command(merging.split("&&")[-1], workflow["env"])
+    assert out[out.index("--out") + 1] == workflow["env"]["RESULTS_FILE"]
+    assert any(runs_a_strict_build(c) for c in commands)
 
 
 def test_only_the_propose_job_of_the_matrix_writes_and_it_runs_no_repository_code():
@@ -292,9 +341,14 @@ def test_pull_request_checks_never_run_the_matrix():
 # --- Pages ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [PAGES_WORKFLOW, GPU_WORKFLOW], ids=lambda p: p.name)
-def test_only_the_deploy_job_may_write_to_pages(path):
-    workflow = load(path)
+def test_only_the_pages_workflow_deploys_and_only_its_deploy_job_may_write_to_pages():
+    for path in WORKFLOWS:
+        if path == PAGES_WORKFLOW:
+            continue
+        for job_name, step in all_steps(load(path)):
+            assert not step.get("uses", "").startswith("actions/deploy-pages@"), path.name
+            assert "pages" not in load(path)["jobs"][job_name]["permissions"], path.name
+    workflow = load(PAGES_WORKFLOW)
     for job_name, job in workflow["jobs"].items():
         writes = {scope for scope, level in job["permissions"].items() if level == "write"}
         if job_name == "deploy":
@@ -316,14 +370,34 @@ def test_pages_deploys_only_from_main():
     assert on["push"] == {"branches": ["main"]}
 
 
-def test_checks_run_the_readme_test_command_build_and_link_check():
+def test_checks_run_the_readme_test_command_once_and_upload_the_site_it_built():
+    """The README's test command runs ruff, the strict build and the link check; the
+    checks run it once, repeat none of it, and upload the site the suite built."""
     workflow = load(GITHUB / "workflows" / "checks.yml")
     assert set(workflow["on"]) == {"pull_request", "push"}
-    runs = [step.get("run", "") for _, step in all_steps(workflow)]
-    assert ".ci/run" in runs  # .ci/run is `make test`, the README's test command
-    assert "make lint" in runs
-    assert "make build SITE_DIR=site" in runs
-    assert ".venv/bin/python -m tests.harness.site_links site" in runs
+    steps = [step for _, step in all_steps(workflow)]
+    runs = [step for step in steps if "run" in step]
+    assert [step["run"] for step in runs] == [".ci/run"]
+    assert "make test" in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
+    suite = {
+        "tests/test_lint.py": "def test_ruff_check_passes(",
+        "tests/test_site_links.py": "def test_the_built_site_has_no_broken_internal_link_or_a",
+        "tests/test_site_build.py": "(built_site",
+    }
+    for path, test in suite.items():
+        assert test in (ROOT / path).read_text("utf-8"), path
+    [upload] = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    kept = runs[0]["env"]["TEST_SITE_DIR"]
+    assert upload["with"]["path"].rstrip("/") == kept
+
+
+def test_the_suite_keeps_its_built_site_where_told(tmp_path, monkeypatch):
+    from tests.conftest import SiteBuild
+
+    monkeypatch.setenv("TEST_SITE_DIR", "site")
+    assert SiteBuild(tmp_path).site_dir == ROOT / "site"
+    monkeypatch.delenv("TEST_SITE_DIR")
+    assert SiteBuild(tmp_path).site_dir == tmp_path / "site"
 
 
 # --- Dependabot -----------------------------------------------------------------------

@@ -11,6 +11,7 @@ from benchmarks.scenarios import (
     predict_loop,
     sequence_lengths,
     serving_architectures,
+    trace_memory,
     weight_cache,
 )
 from benchmarks.scenarios.base import Scenario
@@ -26,6 +27,7 @@ SCENARIOS: dict[str, Scenario] = {
         sequence_lengths,
         weight_cache,
         serving_architectures,
+        trace_memory,
         explainer_overhead,
     )
 }

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
-ROOT = Path(__file__).resolve().parents[2]
+from benchmarks import ROOT
 
 COLD = "cold"  # a fresh function or model runs the stream once: traces included
 STEADY = "steady"  # the same function runs the stream again: nothing left to trace

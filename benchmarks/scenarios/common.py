@@ -30,3 +30,10 @@ def rng(seed: int = SEED) -> np.random.Generator:
 
 def batch(rows: int, generator: np.random.Generator, dtype: str = "float32") -> np.ndarray:
     return generator.standard_normal((rows, FEATURES)).astype(dtype)
+
+
+def rss_bytes() -> int:
+    """The process's resident memory; scenarios and the runner measure growth with it."""
+    import psutil
+
+    return psutil.Process().memory_info().rss

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 from benchmarks.scenarios.base import STEADY, CountingRunner, Scenario, Setup, Variant
-from benchmarks.scenarios.common import SEED, batch, dense_model, rng
+from benchmarks.scenarios.common import SEED, batch, dense_model, rng, rss_bytes
 
 ROWS = 32
 SERVED = 10  # models served round-robin in the timed stream
@@ -92,8 +92,6 @@ def build(quick: bool) -> Setup:
 
 def memory_by_model_count(x) -> list[dict]:
     """Resident memory added by serving N models with N functions, or with one graph."""
-    from benchmarks.runner import rss_bytes
-
     _, dedicated = predictors()["dedicated"]
     _, shared = predictors()["shared_graph"]
     models = [dense_model(SEED + 1000 + k) for k in range(max(MEMORY_COUNTS))]

@@ -1,11 +1,12 @@
 """MkDocs hook: benchmark tables and plots, rendered at build time from benchmarks/results.
 
 Set ``BENCHMARKS_RERUN=quick`` or ``BENCHMARKS_RERUN=full`` to run the benchmarks before
-the build (the scheduled GPU job does; ``BENCHMARKS_DEVICE`` picks the device, default
-auto); otherwise the committed results are rendered. Everything is loaded and checked in
-``on_config``, before MkDocs touches the site folder, so bad results leave nothing behind.
-The logic lives in ``benchmarks.schema`` and ``benchmarks.render``; this file only wires
-them to MkDocs events.
+the build (``BENCHMARKS_DEVICE`` picks the device, default auto); otherwise the committed
+results are rendered. In ``on_config``, before MkDocs empties the site folder, every
+results file is loaded and validated in full and every figure a page can ask for is
+rendered once: bad results fail the build with their file and field, and the earlier
+site stays as it was. The logic lives in ``benchmarks.schema`` and ``benchmarks.render``;
+this file only wires them to MkDocs events.
 """
 
 from __future__ import annotations
@@ -19,36 +20,39 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from benchmarks.render import MarkerError, all_plots, replace_markers
-from benchmarks.schema import ResultsError, load_results
+from benchmarks.render import MarkerError, RenderError, render_everything, replace_markers
+from benchmarks.schema import PROFILES, ResultsError, load_results
 
-ROOT = Path(__file__).resolve().parents[2]
-
-RERUN_PROFILES = {"quick": ["--quick"], "full": []}
 _loaded: dict[str, object] = {}
 
 
-def rerun_benchmarks(profile: str) -> None:
-    if profile not in RERUN_PROFILES:
-        raise PluginError(
-            f"BENCHMARKS_RERUN={profile!r}: expected one of {', '.join(RERUN_PROFILES)}"
-        )
+def project_root(config) -> Path:
+    """The folder of mkdocs.yml: the repository, or a throwaway copy of it in the tests."""
+    return Path(config.config_file_path).resolve().parent
+
+
+def rerun_benchmarks(profile: str, root: Path) -> None:
+    if profile not in PROFILES:
+        raise PluginError(f"BENCHMARKS_RERUN={profile!r}: expected one of {', '.join(PROFILES)}")
     device = os.environ.get("BENCHMARKS_DEVICE", "auto")
     command = [sys.executable, "-m", "benchmarks", "run", "--device", device]
-    proc = subprocess.run(command + RERUN_PROFILES[profile], cwd=ROOT, check=False)
+    command += ["--quick"] if profile == "quick" else []
+    proc = subprocess.run(command, cwd=root, check=False)
     if proc.returncode != 0:
         raise PluginError(f"re-running the benchmarks failed (exit {proc.returncode})")
 
 
 def on_config(config, **_):
+    root = project_root(config)
     if os.environ.get("BENCHMARKS_RERUN"):
-        rerun_benchmarks(os.environ["BENCHMARKS_RERUN"])
+        rerun_benchmarks(os.environ["BENCHMARKS_RERUN"], root)
     try:
-        results = load_results(ROOT / "benchmarks" / "results")
-    except ResultsError as error:
+        results = load_results(root / "benchmarks" / "results")
+        plots = render_everything(results)
+    except (ResultsError, RenderError) as error:
         raise PluginError(f"benchmark results: {error}") from error
     _loaded["results"] = results
-    _loaded["plots"] = all_plots(results)
+    _loaded["plots"] = plots
     return config
 
 

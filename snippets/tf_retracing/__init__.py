@@ -4,26 +4,23 @@
   argument made a ``tf.function`` trace again, what changed, and what to do.
 - ``SharedGraphPredictor``: many Keras models served through one graph per architecture,
   never returning a wrong answer.
+- ``python -m tf_retracing.lint``: the retracing hazards that can be seen in the source,
+  found without running it (``tf_retracing.lint`` never imports TensorFlow).
 
 The explainer reads TensorFlow internals (all of them in ``tf_retracing._internals``). On
 a TensorFlow outside ``SUPPORTED_TENSORFLOW``, or one where those internals moved, this
-package warns once at import and the explainer falls back to counting traces through the
-public API, recording each retrace with kind ``"unknown"``.
+package warns once, when its TensorFlow tools are first imported, and the explainer falls
+back to counting traces through the public API, recording each retrace with kind
+``"unknown"``.
+
+TensorFlow is imported lazily, on the first use of a name that needs it (module-level
+``__getattr__``), so that ``import tf_retracing.lint`` stays light enough for a
+pre-commit hook.
 """
 
 from __future__ import annotations
 
 import warnings
-
-import tensorflow as tf
-
-from tf_retracing.explainer_types import KINDS, RetraceReason, RetracingBudgetExceeded
-from tf_retracing.serving import (
-    ServingFallbackWarning,
-    SharedGraphPredictor,
-    UnsharableModelError,
-    architecture_key,
-)
 
 __version__ = "0.2.0"
 SUPPORTED_TENSORFLOW = ((2, 16), (2, 21))  # oldest and newest minor release, inclusive
@@ -31,6 +28,30 @@ SUPPORTED_TENSORFLOW = ((2, 16), (2, 21))  # oldest and newest minor release, in
 
 class UnsupportedTensorFlowWarning(UserWarning):
     """The installed TensorFlow is outside the range the explainer was tested on."""
+
+
+# The names whose first use imports TensorFlow (and runs the version gate once).
+_TENSORFLOW_NAMES = frozenset(
+    {
+        "CAUSES",
+        "Cause",
+        "EXPLAINER_UNAVAILABLE",
+        "KINDS",
+        "RetraceReason",
+        "RetracingBudgetExceeded",
+        "ServingFallbackWarning",
+        "SharedGraphPredictor",
+        "UnsharableModelError",
+        "WatchedFunction",
+        "architecture_key",
+        "explain_retracing",
+        "guard_retracing",
+        "report",
+        "report_data",
+        "tracing_budget",
+        "watch_every_tf_function",
+    }
+)
 
 
 def _tensorflow_minor(version: str) -> tuple[int, int] | None:
@@ -41,55 +62,147 @@ def _tensorflow_minor(version: str) -> tuple[int, int] | None:
         return None
 
 
-def _explainer_unavailable() -> str | None:
+def _explainer_unavailable(tf_version: str) -> str | None:
     """Why the full explainer cannot run here, or None."""
     low, high = SUPPORTED_TENSORFLOW
-    minor = _tensorflow_minor(tf.__version__)
+    minor = _tensorflow_minor(tf_version)
     if minor is None or not low <= minor <= high:
         return (
-            f"TensorFlow {tf.__version__} is outside the supported range "
+            f"TensorFlow {tf_version} is outside the supported range "
             f"{low[0]}.{low[1]} to {high[0]}.{high[1]}"
         )
     from tf_retracing import _internals
 
     if _internals.EXPLAINER_ERROR is not None:
-        return (
-            f"TensorFlow {tf.__version__} lacks an internal it reads ({_internals.EXPLAINER_ERROR})"
-        )
+        return f"TensorFlow {tf_version} lacks an internal it reads ({_internals.EXPLAINER_ERROR})"
     return None
 
 
-EXPLAINER_UNAVAILABLE = _explainer_unavailable()
-if EXPLAINER_UNAVAILABLE is None:
-    from tf_retracing.explainer import (
-        WatchedFunction,
-        explain_retracing,
-        guard_retracing,
-        report,
-        tracing_budget,
-        watch_every_tf_function,
-    )
-else:
+def _installed_range_problem() -> str | None:
+    """The supported-range problem of the installed TensorFlow, read from its package
+    metadata so that importing this package says so without importing TensorFlow."""
+    from importlib import metadata
+
+    for distribution in ("tensorflow", "tensorflow-cpu", "tensorflow-macos", "tf-nightly"):
+        try:
+            version = metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            continue
+        low, high = SUPPORTED_TENSORFLOW
+        minor = _tensorflow_minor(version)
+        if minor is None or not low <= minor <= high:
+            return _explainer_unavailable(version)
+        return None
+    return None  # not found by name: the check runs when TensorFlow is first imported
+
+
+_INSTALLED_RANGE_PROBLEM = _installed_range_problem()
+if _INSTALLED_RANGE_PROBLEM is not None:
     warnings.warn(
-        f"tf_retracing: {EXPLAINER_UNAVAILABLE}; explain_retracing will count traces "
+        f"tf_retracing: {_INSTALLED_RANGE_PROBLEM}; explain_retracing will count traces "
         "but not say why they happened",
         UnsupportedTensorFlowWarning,
         stacklevel=2,
     )
-    from tf_retracing._counting import CountingFunction as WatchedFunction
-    from tf_retracing._counting import make_explain_retracing, tracing_budget
 
-    explain_retracing = make_explain_retracing(EXPLAINER_UNAVAILABLE)
+
+def _load_tensorflow_tools() -> dict[str, object]:
+    """Import TensorFlow and the tools built on it; warn once if the explainer must fall back."""
+    import tensorflow as tf
+
+    from tf_retracing.explainer_types import (
+        CAUSES,
+        KINDS,
+        Cause,
+        RetraceReason,
+        RetracingBudgetExceeded,
+    )
+    from tf_retracing.serving import (
+        ServingFallbackWarning,
+        SharedGraphPredictor,
+        UnsharableModelError,
+        architecture_key,
+    )
+
+    tools: dict[str, object] = {
+        "CAUSES": CAUSES,
+        "Cause": Cause,
+        "KINDS": KINDS,
+        "RetraceReason": RetraceReason,
+        "RetracingBudgetExceeded": RetracingBudgetExceeded,
+        "ServingFallbackWarning": ServingFallbackWarning,
+        "SharedGraphPredictor": SharedGraphPredictor,
+        "UnsharableModelError": UnsharableModelError,
+        "architecture_key": architecture_key,
+    }
+    unavailable = _explainer_unavailable(tf.__version__)
+    tools["EXPLAINER_UNAVAILABLE"] = unavailable
+    if unavailable is None:
+        from tf_retracing import explainer
+
+        for name in (
+            "WatchedFunction",
+            "explain_retracing",
+            "guard_retracing",
+            "report",
+            "report_data",
+            "tracing_budget",
+            "watch_every_tf_function",
+        ):
+            tools[name] = getattr(explainer, name)
+        return tools
+
+    if unavailable != _INSTALLED_RANGE_PROBLEM:  # that one was said at import already
+        warnings.warn(
+            f"tf_retracing: {unavailable}; explain_retracing will count traces "
+            "but not say why they happened",
+            UnsupportedTensorFlowWarning,
+            stacklevel=4,  # _load_tensorflow_tools <- __getattr__ <- the user's import or use
+        )
+    from tf_retracing._counting import CountingFunction, make_explain_retracing, tracing_budget
 
     def _needs_the_explainer(*args, **kwargs):
-        raise RuntimeError(f"tf_retracing: {EXPLAINER_UNAVAILABLE}; this needs the explainer")
+        raise RuntimeError(f"tf_retracing: {unavailable}; this needs the explainer")
 
-    report = watch_every_tf_function = guard_retracing = _needs_the_explainer
+    tools.update(
+        WatchedFunction=CountingFunction,
+        explain_retracing=make_explain_retracing(unavailable),
+        tracing_budget=tracing_budget,
+        report=_needs_the_explainer,
+        report_data=_needs_the_explainer,
+        watch_every_tf_function=_needs_the_explainer,
+        guard_retracing=_needs_the_explainer,
+    )
+    return tools
+
+
+# Submodules reachable as attributes after a plain ``import tf_retracing``, as they were
+# when this package imported them all eagerly.
+_SUBMODULES = frozenset({"serving", "explainer", "explainer_types", "explain", "cli", "lint"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"tf_retracing.{name}")
+    if name not in _TENSORFLOW_NAMES:
+        raise AttributeError(f"module 'tf_retracing' has no attribute {name!r}")
+    # Stored as module globals, so this runs once: later lookups never reach __getattr__.
+    globals().update(_load_tensorflow_tools())
+    return globals()[name]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _TENSORFLOW_NAMES)
+
 
 __all__ = [
+    "CAUSES",
     "EXPLAINER_UNAVAILABLE",
     "KINDS",
     "SUPPORTED_TENSORFLOW",
+    "Cause",
     "RetraceReason",
     "RetracingBudgetExceeded",
     "ServingFallbackWarning",
@@ -102,6 +215,7 @@ __all__ = [
     "explain_retracing",
     "guard_retracing",
     "report",
+    "report_data",
     "tracing_budget",
     "watch_every_tf_function",
 ]

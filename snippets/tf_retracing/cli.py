@@ -1,10 +1,14 @@
-"""The ``tf-retracing`` console command: ``tf-retracing explain script.py [args]``."""
+"""The ``tf-retracing`` console command: ``tf-retracing explain [options] script.py [args]`` and
+``tf-retracing lint PATH ...``."""
 
 from __future__ import annotations
 
 import sys
 
-USAGE = "usage: tf-retracing explain script.py [args ...]"
+USAGE = (
+    "usage: tf-retracing explain [--guard log|raise] [--warmup N] [--json PATH] [--] "
+    "script.py [args ...]\n       tf-retracing lint [PATH ...]"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
         from tf_retracing.explain import main as explain
 
         return explain(rest)
+    if command == "lint":
+        from tf_retracing.lint import main as lint  # never imports TensorFlow
+
+        return lint(rest)
     print(f"tf-retracing: unknown command {command!r}\n{USAGE}", file=sys.stderr)
     return 2
 

@@ -308,7 +308,6 @@ def article(word: str) -> str:
 # The advice for each kind of change -----------------------------------------------
 
 
-# --8<-- [start:shape-advice]
 def _shape_change(path: str, old: TensorLeaf, new: TensorLeaf, general: Node) -> Change:
     before, after = shape_text(old.shape), shape_text(new.shape)
     if old.shape is None or new.shape is None or len(old.shape) != len(new.shape):
@@ -337,9 +336,6 @@ def _shape_change(path: str, old: TensorLeaf, new: TensorLeaf, general: Node) ->
         )
     advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
     return Change(path, "shape", before, after, advice, subkind)
-
-
-# --8<-- [end:shape-advice]
 
 
 def spec(node: TensorLeaf, shape) -> str:

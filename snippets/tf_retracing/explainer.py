@@ -48,6 +48,7 @@ import dataclasses
 import inspect
 import logging
 import sys
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
@@ -75,7 +76,9 @@ __all__ = [
     "RetracingBudgetExceeded",
     "WatchedFunction",
     "explain_retracing",
+    "guard_retracing",
     "report",
+    "report_data",
     "tracing_budget",
     "watch_every_tf_function",
 ]
@@ -96,6 +99,7 @@ class _Trace:
     description: TraceDescription | None = None
     reason: RetraceReason | None = None
     started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
+    ms: float | None = None  # what the trace took, set when it is recorded
 
 
 class _CodeStats:
@@ -148,7 +152,7 @@ class _Watch:
     def commit(self, trace: _Trace) -> None:
         """Record a trace TensorFlow has just added to its cache, and explain it."""
         # From the Python body's start to the graph in the cache: what this trace cost.
-        trace_ms = (time.perf_counter() - trace.started) * 1e3
+        trace_ms = trace.ms = (time.perf_counter() - trace.started) * 1e3
         trace.description = _internals.describe_trace(trace.tracing, trace.instance)
         trace.tracing = None  # TensorFlow's types are not needed any more
         number = len(self.traces) + 1
@@ -249,59 +253,94 @@ class _RecordingCache(FunctionCache):
                 watch.commit(trace)
             except Exception as error:  # the explanation must never break the call
                 watch.commit_unexplained(trace, error)
-            if trace.reason is not None:
-                _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
+            _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
 
 
 class RetracingGuard:
-    """Active inside ``guard_retracing``: what to do when a watched function retraces."""
+    """Active inside ``guard_retracing``: counts traces, acts on retraces after warm-up.
 
-    def __init__(self, functions: tuple, action: str):
-        self.watches = {id(getattr(f, "_watch", None)) for f in functions}
+    Process-wide and thread-safe: a serving process's worker threads all report here.
+    """
+
+    def __init__(self, functions: tuple, action: str, warmup: int):
+        self.watches = {id(function._watch) for function in functions}
         self.action = action
-        self.logged: set = set()  # functions already logged: once each
-        self.reasons: list[RetraceReason] = []
+        self.warmup = warmup
+        self.reasons: list[RetraceReason] = []  # every retrace after warm-up, oldest first
+        self._traces: dict = {}  # Python code -> traces seen inside the guard
+        self._logged: set = set()  # Python code already logged: once each
+        self._lock = threading.Lock()
 
     def covers(self, watch: _Watch) -> bool:
         return not self.watches or id(watch) in self.watches
 
+    def check(self, watch: _Watch, reason: RetraceReason | None) -> bool | None:
+        """Count one trace. None: nothing to do; else whether it is the function's first
+        retrace after warm-up (the one to log)."""
+        if not self.covers(watch) or _creates_variables_once(reason):
+            return None
+        with self._lock:
+            # All tf.function objects made for one Python code count together: a new
+            # tf.function per request is a retrace of that code.
+            seen = self._traces[watch.code] = self._traces.get(watch.code, 0) + 1
+            if reason is None or seen <= self.warmup:
+                return None
+            self.reasons.append(reason)
+            first = watch.code not in self._logged
+            self._logged.add(watch.code)
+            return first
+
 
 _GUARDS: list[RetracingGuard] = []
+_GUARDS_LOCK = threading.Lock()
 
 
-def _enforce_guards(watch: _Watch, reason: RetraceReason) -> None:
-    for guard in list(_GUARDS):
-        if not guard.covers(watch):
+def _creates_variables_once(reason: RetraceReason | None) -> bool:
+    """The second trace of a first call that created variables: part of that call."""
+    return reason is not None and reason.kind == "context" and reason.subkind == "variable-creation"
+
+
+def _enforce_guards(watch: _Watch, reason: RetraceReason | None) -> None:
+    raising = None
+    for guard in tuple(_GUARDS):
+        first = guard.check(watch, reason)
+        if first is None:
             continue
-        guard.reasons.append(reason)
         if guard.action == "raise":
-            raise RetracingBudgetExceeded(f"retrace after warm-up: {reason.message}")
-        if watch.name not in guard.logged:
-            guard.logged.add(watch.name)
+            raising = raising or guard
+        elif first:
             LOGGER.error("retrace after warm-up (logged once per function): %s", reason.message)
+    if raising is not None:
+        raise RetracingBudgetExceeded(f"retrace after warm-up: {reason.message}")
 
 
 @contextlib.contextmanager
-def guard_retracing(*functions, action: str = "raise") -> Iterator[RetracingGuard]:
-    """After warm-up: a retrace of the given watched functions (all, if none) raises
-    ``RetracingBudgetExceeded`` or is logged once per function on the ``retrace`` logger.
+def guard_retracing(*functions, action: str = "raise", warmup: int = 0) -> Iterator[RetracingGuard]:
+    """Inside the block, a retrace of the given watched functions (of every watched
+    function, if none is given) raises ``RetracingBudgetExceeded`` (``action="raise"``)
+    or logs its reason once per function on the ``retrace`` logger (``action="log"``).
 
-    For a serving process: warm up, then serve inside ``with guard_retracing(action="log")``.
-    Functions must come from ``explain_retracing`` or whole-program mode.
+    Warm up before the block, or let the first ``warmup`` traces of each function inside
+    the block be its warm-up. The guard is process-wide: retraces in any thread count.
+    The call that retraced keeps its new trace; with ``"log"`` it also returns its result.
     """
     if action not in ("raise", "log"):
         raise ValueError(f"guard_retracing(): action must be 'raise' or 'log', got {action!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"guard_retracing(): warmup must be an int >= 0, got {warmup!r}")
     for function in functions:
         if getattr(function, "_watch", None) is None:
             raise TypeError(
                 f"guard_retracing() needs functions from explain_retracing, got {function!r}"
             )
-    guard = RetracingGuard(functions, action)
-    _GUARDS.append(guard)
+    guard = RetracingGuard(functions, action, warmup)
+    with _GUARDS_LOCK:
+        _GUARDS.append(guard)
     try:
         yield guard
     finally:
-        _GUARDS.remove(guard)
+        with _GUARDS_LOCK:
+            _GUARDS.remove(guard)
 
 
 class WatchedFunction(PolymorphicFunction):
@@ -344,7 +383,6 @@ class WatchedFunction(PolymorphicFunction):
         return bound
 
 
-# --8<-- [start:explain]
 def explain_retracing(fn=None, /, **tf_function_options):
     """Watch a tf.function (or a Python function, wrapped in one) and explain retraces.
 
@@ -380,9 +418,6 @@ def explain_retracing(fn=None, /, **tf_function_options):
         return _watched_copy(fn)
     _refuse_a_wrapper_of_tf_functions(fn)
     return _watched_copy(_ORIGINAL_TF_FUNCTION(fn, **tf_function_options))
-
-
-# --8<-- [end:explain]
 
 
 def _refuse_non_callable(fn) -> None:
@@ -511,7 +546,6 @@ def _trace_hook(python_function: Callable, watch: _Watch) -> Callable:
     return make_decorator(python_function, trace_hook, "explain_retracing")
 
 
-# --8<-- [start:budget]
 @contextlib.contextmanager
 def tracing_budget(fn, max_traces: int) -> Iterator[None]:
     """Fail with RetracingBudgetExceeded if ``fn`` traces more than ``max_traces`` times.
@@ -544,9 +578,6 @@ def tracing_budget(fn, max_traces: int) -> Iterator[None]:
             why = trace.reason.message if trace.reason else "first trace of this function"
             lines.append(f"  - {why}")
     raise RetracingBudgetExceeded("\n".join(lines))
-
-
-# --8<-- [end:budget]
 
 
 # Whole-program mode: every tf.function made while active is watched.
@@ -583,25 +614,85 @@ def watch_every_tf_function() -> Iterator[list]:
         _SESSION_ACTIVE = False
 
 
-def report(watches: list) -> str:
-    """A table of watched functions, grouped by Python code: objects, traces, reasons."""
+REPORT_SCHEMA_VERSION = 1  # of report_data(); raise it when a field changes meaning
+
+
+@dataclasses.dataclass
+class FunctionSummary:
+    """One Python function of a whole-program run: every tf.function made for its code."""
+
+    function: str
+    defined_at: str
+    tf_functions: int
+    traces: int
+    trace_ms: float  # all its traces: the first ones and the retraces
+    retrace_ms: float  # the retraces alone: the time a fix saves
+    reasons: list[RetraceReason]
+
+
+def summarise(watches: list) -> list[FunctionSummary]:
+    """Watches grouped by Python code, the costliest retracing first."""
     groups: dict = {}
     for watch in watches:
         groups.setdefault(watch.code, []).append(watch)
-    rows = []
+    summaries = []
     for group in groups.values():
-        traces = sum(len(watch.traces) for watch in group)
+        traces = [trace for watch in group for trace in watch.traces]
         reasons = [reason for watch in group for reason in watch.reasons]
-        rows.append((group[0].name, group[0].where, len(group), traces, reasons))
-    rows.sort(key=lambda row: (-len(row[4]), row[0]))
-    header = ("function", "defined at", "tf.functions", "traces", "retraces")
-    table = [header] + [(n, w, str(o), str(t), str(len(r))) for n, w, o, t, r in rows]
+        summaries.append(
+            FunctionSummary(
+                function=group[0].name,
+                defined_at=group[0].where,
+                tf_functions=len(group),
+                traces=len(traces),
+                trace_ms=sum(trace.ms or 0.0 for trace in traces),
+                retrace_ms=sum(reason.trace_ms or 0.0 for reason in reasons),
+                reasons=reasons,
+            )
+        )
+    summaries.sort(key=lambda s: (-s.retrace_ms, -len(s.reasons), -s.trace_ms, s.function))
+    return summaries
+
+
+def report_data(watches: list) -> dict:
+    """The report as plain, versioned, JSON-serialisable data."""
+    return {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "functions": [
+            {
+                **{k: v for k, v in dataclasses.asdict(s).items() if k != "reasons"},
+                "retraces": len(s.reasons),
+                "reasons": [reason.as_dict() for reason in s.reasons],
+            }
+            for s in summarise(watches)
+        ],
+    }
+
+
+def report(watches: list) -> str:
+    """A table of watched functions, grouped by Python code, the costliest retracing first:
+    tf.function objects, traces, retraces, their time, and why they traced again."""
+    rows = summarise(watches)
+    header = ("function", "defined at", "tf.functions", "traces", "retraces", "trace ms")
+    header += ("retrace ms",)
+    table = [header] + [
+        (
+            s.function,
+            s.defined_at,
+            str(s.tf_functions),
+            str(s.traces),
+            str(len(s.reasons)),
+            f"{s.trace_ms:.1f}",
+            f"{s.retrace_ms:.1f}",
+        )
+        for s in rows
+    ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in table
     ]
-    for name, _, _, _, reasons in rows:
+    for name, reasons in ((s.function, s.reasons) for s in rows):
         if not reasons:
             continue
         lines.append("")

@@ -1,4 +1,4 @@
-"""What the retrace explainer reports, free of TensorFlow: reasons and the budget error."""
+"""What the retrace explainer reports, free of TensorFlow: reasons, causes and the budget error."""
 
 from __future__ import annotations
 
@@ -15,12 +15,61 @@ KINDS = (
     "unknown",
 )
 REPORT_URL = "https://github.com/tf-retracing-guide/tf-retracing-guide/issues"
+# The hosted guide (mkdocs.yml's site_url; a test keeps the two equal) and the page whose
+# sections, one per cause identifier, explain each cause and its fixes.
+GUIDE_URL = "https://tf-retracing-guide.github.io/tf-retracing-guide/"
+CAUSES_PAGE = "guide/diagnosing/"
+
+
+@dataclasses.dataclass(frozen=True)
+class Cause:
+    """One cause of retracing with a stable identifier and its section of the guide."""
+
+    code: str  # never reused or renumbered: logs and issue reports quote it
+    kind: str  # one of KINDS
+    title: str  # what happened, as the guide's section heading says it
+
+    @property
+    def url(self) -> str:
+        return f"{GUIDE_URL}{CAUSES_PAGE}#{self.code.lower()}"
+
+
+# Append new causes at the end with the next number; never renumber.
+CAUSES = (
+    Cause("TFR001", "shape", "a tensor's shape changed"),
+    Cause("TFR002", "dtype", "a tensor's dtype changed"),
+    Cause("TFR003", "python-value", "a Python value changed"),
+    Cause("TFR004", "object", "a different Python object"),
+    Cause("TFR005", "object", "a method called on a new instance"),
+    Cause("TFR006", "object", "a new tf.function for the same code"),
+    Cause("TFR007", "structure", "a container or the kind of value changed"),
+    Cause("TFR008", "new-argument", "an argument passed or left out"),
+    Cause("TFR009", "context", "the calling context changed"),
+    Cause("TFR010", "unknown", "the cause could not be determined"),
+)
+_BY_CODE = {cause.code: cause for cause in CAUSES}
+
+
+def cause_of(kind: str, argument: str | None) -> Cause:
+    """The cause of a retrace of ``kind`` on ``argument`` (an object change has three)."""
+    if kind == "object":
+        if argument is None:  # no argument changed: a new tf.function object traced
+            return _BY_CODE["TFR006"]
+        return _BY_CODE["TFR005"] if argument == "self" else _BY_CODE["TFR004"]
+    for cause in CAUSES:
+        if cause.kind == kind:
+            return cause
+    raise ValueError(f"unknown kind of retrace {kind!r}; the kinds are {', '.join(KINDS)}")
 
 
 # --8<-- [start:reason]
 @dataclasses.dataclass(frozen=True)
 class RetraceReason:
-    """Why one trace happened, compared with the closest earlier trace."""
+    """Why one trace happened, compared with the closest earlier trace.
+
+    ``message`` always ends with the cause's identifier and the link to the guide's
+    section on it, e.g. ``[TFR001] https://.../guide/diagnosing/#tfr001``.
+    """
 
     function: str  # the watched function's name
     trace: int  # which trace of the function this was: 2 is the first retrace
@@ -34,9 +83,26 @@ class RetraceReason:
     trace_ms: float | None = None  # what this trace took, from its Python body to its graph
     subkind: str | None = None  # what exactly changed within the kind ("value", "rank"...)
 
+    def __post_init__(self):
+        link = f"[{self.cause}] {self.url}"
+        if not self.message.endswith(link):  # dataclasses.replace runs this again
+            object.__setattr__(self, "message", f"{self.message} {link}")
+
+    @property
+    def cause(self) -> str:
+        """The cause's stable identifier, such as ``"TFR001"``."""
+        return cause_of(self.kind, self.argument).code
+
+    @property
+    def url(self) -> str:
+        """The guide's section on this cause and its fixes."""
+        return cause_of(self.kind, self.argument).url
+
     def as_dict(self) -> dict:
-        """The reason as plain data (for logs and JSON)."""
-        return dataclasses.asdict(self)
+        """The reason as plain, JSON-serialisable data (for logs and reports)."""
+        data = dataclasses.asdict(self)
+        data["others"] = list(self.others)
+        return {**data, "cause": self.cause, "url": self.url}
 
 
 # --8<-- [end:reason]

@@ -56,7 +56,6 @@ class UnsharableModelError(TypeError):
     """Raised, with ``strict=True``, for a model the shared graph cannot serve."""
 
 
-# --8<-- [start:predictor]
 @dataclass
 class _Served:
     """What the predictor remembers about a live model: never the model itself."""
@@ -205,10 +204,6 @@ def _variables(model: keras.Model) -> list:
     return [*model.trainable_variables, *model.non_trainable_variables]
 
 
-# --8<-- [end:predictor]
-
-
-# --8<-- [start:architecture]
 @dataclass
 class _Graph:
     """One concrete function of an architecture, for one kind of input."""
@@ -314,10 +309,6 @@ def _adapted_normalizations(model: keras.Model) -> list:
     ]
 
 
-# --8<-- [end:architecture]
-
-
-# --8<-- [start:routes]
 def _structural_reason(model: keras.Model) -> str | None:
     """Why the model must take its own route, from its classes and layers alone."""
     if not (type(model) is keras.Sequential or _internals.is_plain_functional(model)):
@@ -412,10 +403,6 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-# --8<-- [end:routes]
-
-
-# --8<-- [start:verify]
 # --8<-- [start:tolerances]
 # Largest difference accepted between the shared graph and model(x), relative to the
 # output's magnitude (at least 1): a graph may fuse or reorder floating-point operations
@@ -474,10 +461,6 @@ def _perturbed(leaves: list) -> list:
     return probe
 
 
-# --8<-- [end:verify]
-
-
-# --8<-- [start:key]
 def architecture_key(model: keras.Model) -> str:
     """A canonical description of what the model computes, independent of its weights.
 
@@ -544,10 +527,6 @@ def _weight_specs(variables: list) -> list[tuple[list[int], str]]:
     return [(list(v.shape), str(v.dtype)) for v in variables]
 
 
-# --8<-- [end:key]
-
-
-# --8<-- [start:inputs]
 def _check_model(model: Any) -> None:
     if not isinstance(model, keras.Model):
         raise TypeError(f"expected a Keras model, got {type(model).__name__}")
@@ -666,6 +645,3 @@ def _describe_inputs(model: keras.Model) -> str:
 
 def _describe_leaves(leaves: list) -> str:
     return ", ".join(f"{tuple(leaf.shape)} {leaf.dtype.name}" for leaf in leaves)
-
-
-# --8<-- [end:inputs]

@@ -5,8 +5,9 @@ Usage: python -m tests.harness.run_page PAGE.md RESULTS.json
 Each page gets its own interpreter (TensorFlow keeps per-process state, such as the
 retracing-warning counter), and its blocks share one namespace, as if pasted in page
 order into a new Python session. Results are written as JSON for the pytest items.
-The test session runs the site's pages through `page_server`, which forks this same
-`run_page` per page after importing TensorFlow once; this entry point runs one page alone.
+The test session runs the site's pages in a reader's environment instead
+(`reader_pages`); this entry point runs a page that is not part of the site, such as a
+test's temporary page, in the development environment.
 """
 
 from __future__ import annotations

@@ -1,0 +1,112 @@
+"""The three output formats: text for people, JSON for scripts, SARIF 2.1.0 for code scanning."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+from tf_retracing.lint.engine import LintResult
+from tf_retracing.lint.rules import RULES, rule_url
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://tf-retracing-guide.github.io/tf-retracing-guide/guide/lint/"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def as_text(result: LintResult) -> str:
+    lines = [
+        f"{f.path}:{f.line}:{f.column}: {f.rule} {f.message} ({f.url})" for f in result.findings
+    ]
+    checked = _plural(result.files_checked, "file")
+    if result.findings:
+        files = len({f.path for f in result.findings})
+        lines.append(
+            f"Found {_plural(len(result.findings), 'finding')} in {_plural(files, 'file')} "
+            f"({checked} checked)."
+        )
+    else:
+        lines.append(f"No findings ({checked} checked).")
+    return "\n".join(lines)
+
+
+def as_json(result: LintResult, version: str) -> str:
+    document = {
+        "tool": "tf-retracing lint",
+        "version": version,
+        "files_checked": result.files_checked,
+        "findings": [f.as_dict() for f in result.findings],
+        "errors": [{"path": e.path, "message": e.message} for e in result.errors],
+    }
+    return json.dumps(document, indent=2)
+
+
+def _location(path: str, line: int | None = None, finding=None) -> dict:
+    # A relative path stays a relative reference (to the folder the linter ran in); an
+    # absolute one becomes a file: URI, as SARIF requires.
+    uri = Path(path).as_uri() if Path(path).is_absolute() else quote(Path(path).as_posix())
+    physical: dict[str, object] = {"artifactLocation": {"uri": uri}}
+    if finding is not None:
+        physical["region"] = {
+            "startLine": finding.line,
+            "startColumn": finding.column,
+            "endLine": finding.end_line,
+            "endColumn": finding.end_column,
+        }
+    return {"physicalLocation": physical}
+
+
+def as_sarif(result: LintResult, version: str, site_url: str) -> str:
+    index = {rule.code: position for position, rule in enumerate(RULES)}
+    rules = [
+        {
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "help": {"text": rule.fix},
+            "helpUri": rule_url(rule, site_url),
+            "defaultConfiguration": {"level": "warning"},
+        }
+        for rule in RULES
+    ]
+    results = [
+        {
+            "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
+            "level": "warning",
+            "message": {"text": f"{f.message}. See {f.url}"},
+            "locations": [_location(f.path, finding=f)],
+        }
+        for f in result.findings
+    ]
+    notifications = [
+        {"level": "error", "message": {"text": e.message}, "locations": [_location(e.path)]}
+        for e in result.errors
+    ]
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tf-retracing lint",
+                        "version": version,
+                        "informationUri": INFORMATION_URI,
+                        "rules": rules,
+                    }
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": not result.errors,
+                        "toolExecutionNotifications": notifications,
+                    }
+                ],
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2)

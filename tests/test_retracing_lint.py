@@ -1,0 +1,847 @@
+"""The retracing linter (``tf_retracing.lint``): each rule found where its hazard is and
+not where it is fixed, bad input, suppressions, settings, output formats, the guide's own
+examples, and every rule's link to the built site. (``test_lint.py`` is about ruff.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from tf_retracing.lint import RULES, Config, LintInputError, lint_paths, lint_source, main
+from tf_retracing.lint.config import SITE_URL
+from tf_retracing.lint.engine import read_suppressions
+
+from tests.harness.codeblocks import ROOT, page_blocks
+from tests.harness.site_links import base_path_from_config
+
+HEADER = "import keras\nimport numpy as np\nimport tensorflow as tf\n\n"
+
+
+def rules_found(source: str, header: str = HEADER) -> list[str]:
+    return [f.rule for f in lint_source(header + textwrap.dedent(source))]
+
+
+# Per rule: sources where the hazard is (each must give exactly that rule once) and
+# sources where it is fixed or absent (each must give nothing).
+CASES: dict[str, tuple[list[str], list[str]]] = {
+    "TFL001": (
+        [
+            """
+            def add_one(x):
+                return x + 1
+            for step in range(3):
+                tf.function(add_one)(tf.constant(step))
+            """,
+            """
+            for step in range(3):
+                @tf.function
+                def add_one(x):
+                    return x + 1
+                add_one(tf.constant(step))
+            """,
+            """
+            def handle(request):
+                graph = tf.function(lambda x: x * 2)
+                return graph(request)
+            for request in requests:
+                handle(request)
+            """,
+            # the model is the same on every iteration: only the loop's names vary
+            """
+            def train(model, data):
+                for batch in data:
+                    tf.function(lambda x: model(x))(batch)
+            """,
+        ],
+        [
+            """
+            def add_one(x):
+                return x + 1
+            add_one_graph = tf.function(add_one)
+            for step in range(3):
+                add_one_graph(tf.constant(step))
+            """,
+            # a factory: the function leaves the scope that made it
+            """
+            def make(scale):
+                @tf.function
+                def f(x):
+                    return x * scale
+                return f
+            """,
+            # one function per configuration, closing over the loop variable
+            """
+            for dtype in (tf.float32, tf.float64):
+                cast = tf.function(lambda x: tf.cast(x, dtype))
+                cast(tf.ones([2]))
+            """,
+            # a function called once
+            """
+            def main():
+                tf.function(lambda x: x + 1)(tf.ones([2]))
+            main()
+            """,
+            # created while tracing another tf.function: once per trace
+            """
+            @tf.function
+            def outer(x):
+                return tf.function(lambda y: y + 1)(x)
+            for _ in range(3):
+                outer(tf.ones([2]))
+            """,
+        ],
+    ),
+    "TFL002": (
+        [
+            """
+            def build_model():
+                return keras.Sequential([keras.layers.Dense(1)])
+            for _ in range(3):
+                fresh = build_model()
+                fresh.predict_on_batch(np.ones((2, 4), "float32"))
+            """,
+            """
+            for path in paths:
+                model = keras.models.load_model(path)
+                model.predict(features)
+            """,
+        ],
+        [
+            """
+            model = keras.Sequential([keras.layers.Dense(1)])
+            for path in paths:
+                model.load_weights(path)
+                model.predict_on_batch(features)
+            """,
+            # built and trained per iteration: a search, where the trace is not the cost
+            """
+            for units in (8, 16):
+                model = keras.Sequential([keras.layers.Dense(units)])
+                model.compile(loss="mse")
+                model.fit(x, y)
+                model.predict(x)
+            """,
+        ],
+    ),
+    "TFL003": (
+        [
+            """
+            @tf.function
+            def repeat(x, times):
+                return x * times
+            for times in [1, 2, 3, 4]:
+                repeat(tf.ones([2]), times)
+            """,
+            """
+            @tf.function
+            def step(x, lr):
+                return x * lr
+            for i, batch in enumerate(batches):
+                step(batch, lr=0.1 / (1 + i))
+            """,
+            """
+            class Trainer:
+                @tf.function
+                def train_step(self, x, step):
+                    return x * step
+                def run(self, batches):
+                    step = 0
+                    while step < 10:
+                        self.train_step(batches, step)
+                        step += 1
+            """,
+        ],
+        [
+            """
+            @tf.function
+            def repeat(x, times):
+                return x * times
+            for times in [1, 2, 3, 4]:
+                repeat(tf.ones([2]), tf.constant(times))
+            """,
+            # a signature converts the Python int to a tensor
+            """
+            @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+            def double(n):
+                return n * 2
+            for n in range(4):
+                double(n)
+            """,
+            # flags are Python values on purpose: one graph each
+            """
+            @tf.function
+            def step(x, training):
+                return x
+            for training in [True, False]:
+                step(tf.ones([2]), training)
+            """,
+            # an unknown callable, and a loop over data
+            """
+            for i in range(3):
+                model(tf.ones([2]), i)
+            @tf.function
+            def f(x):
+                return x
+            for batch in dataset:
+                f(batch)
+            """,
+        ],
+    ),
+    "TFL004": (
+        [
+            """
+            model = keras.Sequential([keras.layers.Dense(1)])
+            for batch in batches:
+                model.predict(batch, verbose=0)
+            """,
+        ],
+        [
+            """
+            model = keras.Sequential([keras.layers.Dense(1)])
+            for epoch in range(10):
+                model.fit(x, y)
+                model.predict(x_val)
+            """,
+            """
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.predict(dataset)
+            """,
+            # another library's estimator in a file that imports it
+            """
+            from sklearn.linear_model import LinearRegression
+            model = LinearRegression()
+            for batch in batches:
+                model.predict(batch)
+            """,
+        ],
+    ),
+    "TFL005": (
+        [
+            """
+            @tf.function
+            def make_and_use(x):
+                weight = tf.Variable(2.0)
+                return x * weight
+            """,
+        ],
+        [
+            """
+            weight = tf.Variable(2.0)
+            @tf.function
+            def use(x):
+                return x * weight
+            """,
+            """
+            class Scale(tf.Module):
+                def __init__(self):
+                    self.weight = None
+                @tf.function
+                def __call__(self, x):
+                    if self.weight is None:
+                        self.weight = tf.Variable(2.0)
+                    return x * self.weight
+            """,
+        ],
+    ),
+    "TFL006": (
+        [
+            """
+            model = keras.Sequential([keras.layers.Dense(1)])
+            @tf.function
+            def predict_in_graph(features):
+                return model.predict(features, verbose=0)
+            """,
+        ],
+        [
+            """
+            model = keras.Sequential([keras.layers.Dense(1)])
+            @tf.function
+            def serve(features):
+                return model(features, training=False)
+            """,
+        ],
+    ),
+    "TFL007": (
+        [
+            """
+            @tf.function
+            def to_list(x):
+                return x.numpy().tolist()
+            """,
+            """
+            @tf.function
+            def total(x):
+                summed = tf.reduce_sum(x)
+                return summed.numpy()
+            """,
+        ],
+        [
+            """
+            @tf.function
+            def total(x):
+                return tf.reduce_sum(x)
+            print(total(tf.ones([2])).numpy())
+            """,
+            # inside a tf.py_function callback, which runs eagerly
+            """
+            @tf.function
+            def total(x):
+                def eager(t):
+                    return t.numpy().sum()
+                return tf.py_function(eager, [x], tf.float32)
+            """,
+        ],
+    ),
+    "TFL008": (
+        [
+            """
+            def magnitude(x):
+                if x > 0:
+                    return x
+                return -x
+            tf.function(magnitude, autograph=False)(tf.constant(3.0))
+            """,
+            """
+            @tf.function(autograph=False, input_signature=[tf.TensorSpec([], tf.int32)])
+            def count(n):
+                for i in tf.range(n):
+                    pass
+                return n
+            """,
+        ],
+        [
+            """
+            @tf.function
+            def magnitude(x):
+                if x > 0:
+                    return x
+                return -x
+            magnitude(tf.constant(3.0))
+            """,
+            # Python tests on static properties are fine without AutoGraph
+            """
+            @tf.function(autograph=False, input_signature=[tf.TensorSpec([None], tf.float32)])
+            def first(x, default=None):
+                if x.shape[0] is None or isinstance(x, tf.RaggedTensor):
+                    return x
+                if default is None:
+                    return x
+                return x
+            """,
+        ],
+    ),
+    "TFL009": (
+        [
+            """
+            @tf.function
+            def scaled(x):
+                return x * 2
+            scaled(tf.constant([1.0, 2.0]))
+            scaled(np.array([1.0, 2.0]))
+            """,
+            """
+            @tf.function
+            def scaled(x):
+                return tf.cast(x, tf.float32) * 2
+            features = np.random.rand(8, 4)
+            scaled(features)
+            """,
+        ],
+        [
+            """
+            @tf.function
+            def scaled(x):
+                return x * 2
+            scaled(tf.constant([1.0, 2.0]))
+            scaled(np.array([1.0, 2.0], dtype=np.float32))
+            scaled(tf.cast(np.zeros(3), tf.float32))
+            """,
+            # float64 throughout: one trace, nothing to mix with
+            """
+            @tf.function
+            def scaled(x):
+                return x * 2
+            scaled(np.zeros(3))
+            """,
+        ],
+    ),
+    "TFL010": (
+        [
+            """
+            class Settings:
+                def __init__(self, scale):
+                    self.scale = scale
+            @tf.function
+            def apply(settings, x):
+                return x * settings.scale
+            for _ in range(3):
+                apply(Settings(2.0), tf.ones([2]))
+            """,
+        ],
+        [
+            """
+            class Settings(tf.experimental.ExtensionType):
+                scale: tf.Tensor
+            @tf.function
+            def apply(settings, x):
+                return x * settings.scale
+            for _ in range(3):
+                apply(Settings(tf.constant(2.0)), tf.ones([2]))
+            """,
+            """
+            class Settings:
+                def __init__(self, scale):
+                    self.scale = scale
+                def __tf_tracing_type__(self, context):
+                    return ScaleType(self.scale)
+            @tf.function
+            def apply(settings, x):
+                return x * settings.scale
+            settings = Settings(2.0)
+            for _ in range(3):
+                apply(settings, tf.ones([2]))
+                apply(Settings(2.0), tf.ones([2]))
+            """,
+            # __eq__ without __hash__: refused with a TypeError, not traced per object
+            """
+            class Settings:
+                def __eq__(self, other):
+                    return True
+            @tf.function
+            def apply(settings, x):
+                return x
+            for _ in range(3):
+                apply(Settings(), tf.ones([2]))
+            """,
+        ],
+    ),
+}
+
+
+def test_every_rule_has_cases():
+    assert set(CASES) == {rule.code for rule in RULES}
+
+
+@pytest.mark.parametrize(
+    ("code", "source"),
+    [(code, src) for code, (found, _) in CASES.items() for src in found],
+)
+def test_rule_finds_its_hazard(code, source):
+    assert rules_found(source) == [code]
+
+
+@pytest.mark.parametrize(
+    ("code", "source"),
+    [(code, src) for code, (_, clean) in CASES.items() for src in clean],
+)
+def test_rule_stays_silent_where_it_is_fixed(code, source):
+    assert rules_found(source) == []
+
+
+def test_a_module_without_tensorflow_or_keras_has_no_findings():
+    source = "for i in range(3):\n    function(i)\n"
+    assert rules_found(source, header="") == []
+
+
+def test_a_finding_has_a_location_a_message_and_a_link():
+    source = "import tensorflow as tf\n\n@tf.function\ndef f(x, n):\n    return x\n"
+    source += "for n in range(3):\n    f(tf.ones([2]), n)  # é\n"
+    (finding,) = lint_source(source, "step.py")
+    assert (finding.path, finding.line, finding.column, finding.rule) == (
+        "step.py",
+        7,
+        21,
+        "TFL003",
+    )
+    assert finding.name == "python-number-argument"
+    assert "f()" in finding.message
+    assert finding.url == f"{SITE_URL}guide/tensor-vs-python/#python-numbers-versus-tfconstant"
+
+
+def test_columns_count_characters_not_bytes():
+    source = "import tensorflow as tf\nf = tf.function(lambda x, n: x)\n"
+    source += "for n in range(3):\n    é = f(tf.ones([2]), n)\n"
+    (finding,) = lint_source(source)
+    assert finding.column == len("    é = f(tf.ones([2]), ") + 1
+
+
+# --- the guide's own examples -----------------------------------------------------------
+
+# Every finding on the guide's pages: each is one of its "before" examples (the hazard
+# the section shows); the "fixed" examples next to them give none.
+GUIDE_FINDINGS = {
+    ("docs/guide/causes.md", 2, "TFL009"),  # float64 NumPy array after a float32 tensor
+    ("docs/guide/causes.md", 7, "TFL010"),  # a new Settings per call
+    ("docs/guide/causes.md", 15, "TFL001"),  # tf.function(add_one) in the loop
+    ("docs/guide/claims-checked.md", 1, "TFL003"),
+    ("docs/guide/claims-checked.md", 7, "TFL003"),
+    ("docs/guide/claims-checked.md", 7, "TFL009"),
+    ("docs/guide/claims-checked.md", 8, "TFL003"),
+    ("docs/guide/claims-checked.md", 12, "TFL003"),  # type hints do not convert: 3 traces
+    ("docs/guide/claims-checked.md", 14, "TFL005"),
+    ("docs/guide/claims-checked.md", 15, "TFL006"),
+    ("docs/guide/diagnosing.md", 4, "TFL003"),
+    ("docs/guide/dynamic-shapes.md", 3, "TFL003"),
+    ("docs/guide/how-tracing-works.md", 8, "TFL003"),
+    ("docs/guide/keras-models.md", 2, "TFL004"),
+    ("docs/guide/keras-models.md", 6, "TFL006"),
+    ("docs/guide/keras-models.md", 7, "TFL002"),
+    ("docs/guide/lint.md", 3, "TFL007"),  # the hazard the rule's own section shows
+    ("docs/guide/retracing-warning.md", 1, "TFL003"),
+    ("docs/guide/retracing-warning.md", 5, "TFL001"),
+    ("docs/guide/retracing-warning.md", 7, "TFL003"),
+    ("docs/guide/retracing-warning.md", 12, "TFL003"),
+    ("docs/guide/tensor-vs-python.md", 1, "TFL003"),
+    ("docs/guide/tensor-vs-python.md", 5, "TFL008"),
+    ("docs/index.md", 1, "TFL003"),
+    ("docs/index.md", 2, "TFL003"),
+}
+
+
+def guide_findings() -> set[tuple[str, int, str]]:
+    """Each block linted with the blocks it continues; a finding belongs to its block."""
+    found = set()
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        name = page.relative_to(ROOT).as_posix()
+        chain: list = []
+        for block in page_blocks(page):
+            chain = [*chain, block] if block.title.startswith("Continues") else [block]
+            before = "".join(b.code if b.code.endswith("\n") else b.code + "\n" for b in chain[:-1])
+            for finding in lint_source(before + block.code, name):
+                if finding.line > before.count("\n"):
+                    found.add((name, block.index, finding.rule))
+    return found
+
+
+def test_the_guide_examples_give_exactly_the_known_findings():
+    assert guide_findings() == GUIDE_FINDINGS
+
+
+def test_every_rule_is_found_in_the_guide():
+    assert {rule for _, _, rule in GUIDE_FINDINGS} == {rule.code for rule in RULES}
+
+
+# --- the command line ---------------------------------------------------------------------
+
+
+def write(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+HAZARD = """\
+import tensorflow as tf
+
+@tf.function
+def f(x, n):
+    return x * n
+
+for n in range(3):
+    f(tf.ones([2]), n)
+"""
+CLEAN = "import tensorflow as tf\n\nprint(tf.ones([2]))\n"
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_exit_status_is_0_when_clean_and_1_with_findings(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "clean.py", CLEAN)
+    assert run_main(capsys, "clean.py") == (0, "No findings (1 file checked).\n", "")
+    write(tmp_path, "hazard.py", HAZARD)
+    status, out, err = run_main(capsys, ".")
+    assert status == 1 and err == ""
+    assert out.splitlines()[0].startswith("hazard.py:8:21: TFL003 ")
+    assert out.splitlines()[-1] == "Found 1 finding in 1 file (2 files checked)."
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("broken.py", "def f(:\n", "broken.py: cannot parse: invalid syntax (line 1)"),
+        ("image.py", b"\x89PNG\r\n\x1a\n\x00\x00", "image.py: binary file, not Python source"),
+        ("latin.py", b"x = '\xe9'\n", "latin.py: cannot decode"),
+        ("missing.py", None, "missing.py: no such file or folder"),
+    ],
+)
+def test_bad_input_is_one_line_with_exit_2_and_other_files_are_checked(
+    tmp_path, capsys, monkeypatch, name, content, message
+):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "hazard.py", HAZARD)
+    if content is not None:
+        write(tmp_path, name, content)
+    status, out, err = run_main(capsys, name, "hazard.py")
+    assert status == 2
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"tf-retracing lint: error: {message}")
+    assert "hazard.py:8:21: TFL003" in out  # the good file was still checked
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(["--format", "xml", "."])
+    assert raised.value.code == 2
+    with pytest.raises(SystemExit) as raised:
+        main(["--select", "TFL999", "."])
+    assert raised.value.code == 2
+    assert "unknown rule 'TFL999'" in capsys.readouterr().err
+
+
+def test_select_and_ignore_on_the_command_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "hazard.py", HAZARD)
+    assert run_main(capsys, "--ignore", "TFL003", "hazard.py")[0] == 0
+    assert run_main(capsys, "--select", "TFL001,TFL002", "hazard.py")[0] == 0
+    assert run_main(capsys, "--select", "TFL003", "hazard.py")[0] == 1
+
+
+def test_list_rules_names_every_rule_with_its_link(capsys):
+    status, out, _ = run_main(capsys, "--list-rules")
+    assert status == 0
+    for rule in RULES:
+        assert f"{rule.code} {rule.name}: " in out
+        assert f"{SITE_URL}guide/{rule.page}" in out
+
+
+# --- suppressions and settings --------------------------------------------------------------
+
+
+def test_a_line_suppression_hides_only_its_rule_on_its_line():
+    hidden = HAZARD.replace(
+        "f(tf.ones([2]), n)", "f(tf.ones([2]), n)  # tf-retracing: ignore[TFL003]"
+    )
+    assert lint_source(hidden) == []
+    other = HAZARD.replace(
+        "f(tf.ones([2]), n)", "f(tf.ones([2]), n)  # tf-retracing: ignore[TFL001]"
+    )
+    assert [f.rule for f in lint_source(other)] == ["TFL003"]
+    every = HAZARD.replace("f(tf.ones([2]), n)", "f(tf.ones([2]), n)  # tf-retracing: ignore")
+    assert lint_source(every) == []
+
+
+def test_a_file_suppression_hides_its_rules_everywhere_in_the_file():
+    assert lint_source("# tf-retracing: ignore-file[TFL003]\n" + HAZARD) == []
+    assert lint_source(HAZARD + "# tf-retracing: ignore-file\n") == []
+    assert [f.rule for f in lint_source("# tf-retracing: ignore-file[TFL001]\n" + HAZARD)] == [
+        "TFL003"
+    ]
+
+
+def test_a_suppression_inside_a_string_is_not_a_suppression():
+    text = HAZARD + 'NOTE = "# tf-retracing: ignore-file"\n'
+    assert [f.rule for f in lint_source(text)] == ["TFL003"]
+    assert read_suppressions(text).whole_file is False
+
+
+def test_an_unknown_rule_in_a_suppression_is_an_error():
+    with pytest.raises(LintInputError, match="line 1: unknown rule 'TFL03'"):
+        lint_source("# tf-retracing: ignore-file[TFL03]\n" + HAZARD)
+
+
+def test_settings_from_pyproject(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, "src/hazard.py", HAZARD)
+    write(tmp_path, "legacy/old.py", HAZARD)
+    write(tmp_path, "tests/test_x.py", HAZARD)
+    write(
+        tmp_path,
+        "pyproject.toml",
+        """
+        [tool.tf-retracing.lint]
+        exclude = ["legacy/"]
+        per-file-ignores = { "tests/*" = ["TFL003"] }
+        """,
+    )
+    status, out, _ = run_main(capsys, ".")
+    assert status == 1
+    assert [line.split(":")[0] for line in out.splitlines()[:-1]] == ["src/hazard.py"]
+    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.lint]\nignore = ["TFL003"]\n')
+    assert run_main(capsys, ".")[0] == 0
+    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.lint]\nselect = ["TFL001"]\n')
+    assert run_main(capsys, ".")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[tool.tf-retracing.lint]\nselct = []\n", "unknown key 'selct'"),
+        ('[tool.tf-retracing.lint]\nignore = ["TFL42"]\n', "'ignore': unknown rule 'TFL42'"),
+        ("[tool.tf-retracing.lint]\nignore = 3\n", "'ignore': expected a list"),
+        ("[tool.tf-retracing.lint\n", "not valid TOML"),
+    ],
+)
+def test_bad_settings_name_the_file_and_the_key(tmp_path, capsys, monkeypatch, text, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, "pyproject.toml", text)
+    write(tmp_path, "hazard.py", HAZARD)
+    status, out, err = run_main(capsys, ".")
+    assert (status, out) == (2, "")
+    assert err.startswith("tf-retracing lint: error: ") and "pyproject.toml" in err
+    assert message in err
+
+
+def test_a_named_settings_file_must_exist(capsys):
+    status, _, err = run_main(capsys, "--config", "no/such/pyproject.toml", ".")
+    assert status == 2
+    assert "no/such/pyproject.toml: no such settings file" in err
+
+
+def test_config_patterns_are_relative_to_the_settings_file(tmp_path):
+    config = Config(exclude=("gen/*",), root=tmp_path)
+    assert config.excluded(str(tmp_path / "gen" / "a.py"))
+    assert not config.excluded(str(tmp_path / "src" / "gen" / "a.py"))
+
+
+# --- output formats ---------------------------------------------------------------------------
+
+
+def test_json_output(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "hazard.py", HAZARD)
+    status, out, _ = run_main(capsys, "--format", "json", "hazard.py", "missing.py")
+    document = json.loads(out)
+    assert status == 2
+    (finding,) = document["findings"]
+    assert finding["rule"] == "TFL003" and (finding["line"], finding["column"]) == (8, 21)
+    assert set(finding) == {
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "rule",
+        "name",
+        "message",
+        "url",
+    }
+    assert document["errors"] == [{"path": "missing.py", "message": "no such file or folder"}]
+    assert document["files_checked"] == 1
+
+
+def test_sarif_output_is_sarif_2_1_0(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "src/hazard.py", HAZARD)
+    status, out, _ = run_main(capsys, "--format", "sarif", "src")
+    assert status == 1
+    sarif = json.loads(out)
+    assert sarif["version"] == "2.1.0"
+    assert sarif["$schema"].endswith("sarif-2.1.0.json")
+    (run,) = sarif["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [rule.code for rule in RULES]
+    assert all(r["helpUri"].startswith(SITE_URL) for r in rules)
+    (result,) = run["results"]
+    assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "TFL003"
+    assert result["level"] == "warning"
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "src/hazard.py"
+    assert location["region"]["startLine"] == 8 and location["region"]["startColumn"] == 21
+    assert run["invocations"][0]["executionSuccessful"] is True
+    status, out, _ = run_main(capsys, "--format", "sarif", str(tmp_path / "src" / "hazard.py"))
+    (result,) = json.loads(out)["runs"][0]["results"]
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == (tmp_path / "src" / "hazard.py").as_uri()
+
+
+def test_lint_paths_api(tmp_path):
+    write(tmp_path, "a.py", HAZARD)
+    write(tmp_path, ".hidden/b.py", HAZARD)
+    write(tmp_path, "node_modules/c.py", HAZARD)
+    result = lint_paths([str(tmp_path)])
+    assert result.files_checked == 1 and result.exit_status == 1
+    assert [f.path for f in result.findings] == [(tmp_path / "a.py").as_posix()]
+
+
+# --- packaging: no TensorFlow, the console command, the pre-commit hook ---------------------
+
+
+def _python(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+@pytest.mark.slow
+def test_the_linter_never_imports_tensorflow(tmp_path):
+    write(tmp_path, "hazard.py", HAZARD)
+    probe = (
+        "import sys, tf_retracing.lint as lint\n"
+        "result = lint.lint_paths([sys.argv[1]])\n"
+        "print(len(result.findings), 'tensorflow' in sys.modules, 'keras' in sys.modules)\n"
+    )
+    done = _python("-c", probe, str(tmp_path / "hazard.py"))
+    assert done.stdout == "1 False False\n", done.stderr
+
+
+@pytest.mark.slow
+def test_the_package_imports_tensorflow_only_when_a_tool_needs_it():
+    probe = (
+        "import sys, tf_retracing\n"
+        "print(tf_retracing.__version__, 'tensorflow' in sys.modules)\n"
+        "from tf_retracing import explain_retracing, EXPLAINER_UNAVAILABLE\n"
+        "print('tensorflow' in sys.modules, EXPLAINER_UNAVAILABLE, callable(explain_retracing))\n"
+        "print('SharedGraphPredictor' in dir(tf_retracing), hasattr(tf_retracing, 'nothing'))\n"
+        "print(tf_retracing.serving.SharedGraphPredictor is tf_retracing.SharedGraphPredictor)\n"
+    )
+    done = _python("-c", probe)
+    version = __import__("tf_retracing").__version__
+    assert done.stdout == f"{version} False\nTrue None True\nTrue False\nTrue\n", done.stderr
+
+
+@pytest.mark.slow
+def test_python_dash_m_and_the_console_command(tmp_path):
+    write(tmp_path, "hazard.py", HAZARD)
+    by_module = _python("-m", "tf_retracing.lint", "hazard.py", cwd=tmp_path)
+    assert by_module.returncode == 1
+    assert by_module.stdout.startswith("hazard.py:8:21: TFL003 ")
+    by_command = _python("-m", "tf_retracing.cli", "lint", "hazard.py", cwd=tmp_path)
+    assert (by_command.returncode, by_command.stdout) == (1, by_module.stdout)
+
+
+def test_the_pre_commit_hook_runs_the_linter():
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "tf-retracing-lint"
+    assert hook["entry"] == "python -m tf_retracing.lint"
+    assert hook["language"] == "python" and hook["types"] == ["python"]
+
+
+# --- links ---------------------------------------------------------------------------------------
+
+
+def test_the_links_use_the_site_url_of_mkdocs_yml(monkeypatch):
+    monkeypatch.delenv("SITE_URL", raising=False)
+    text = (ROOT / "mkdocs.yml").read_text()
+    assert f'"{SITE_URL}"' in text.split("site_url:")[1].splitlines()[0]
+    assert base_path_from_config() == "/" + SITE_URL.split("/", 3)[3]
+
+
+def test_the_lint_page_lists_every_rule():
+    page = (ROOT / "docs" / "guide" / "lint.md").read_text()
+    for rule in RULES:
+        assert f"### `{rule.code}` {rule.name}" in page, rule.code
+
+
+def test_every_rule_links_to_an_anchor_of_the_built_site(built_site):
+    for rule in RULES:
+        page, anchor = rule.page.split("#")
+        html = (built_site / "guide" / page / "index.html").read_text(encoding="utf-8")
+        assert f'id="{anchor}"' in html, f"{rule.code}: no #{anchor} on guide/{page}"
