@@ -326,14 +326,17 @@ def test_context_in_graph_mode():
 
 
 def test_context_fields_other_than_the_graph():
-    def context(policy):
-        return FunctionContext(EagerContext(None, (), (), False, policy, 0), None)
+    from tf_retracing import _internals, comparison
 
-    change = rx._context_change(context(None), context("save_variable_devices"))
-    assert (change.before, change.after) == (
-        "variable_policy=None",
-        "variable_policy='save_variable_devices'",
-    )
+    def context(policy, xla_context_id):
+        eager = EagerContext(None, (), (), False, policy, xla_context_id)
+        return _internals.describe_context(FunctionContext(eager, None))
+
+    change = comparison._context_change(context(None, 0), context(None, 7))
+    assert (change.before, change.after) == ("xla_context_id=0", "xla_context_id=7")
+    # A save policy is set only while tf.saved_model.save traces.
+    saving = comparison._context_change(context(None, 0), context("save_variable_devices", 0))
+    assert (saving.subkind, saving.after) == ("saving", "while saving (tf.saved_model.save)")
 
 
 def test_self_on_a_tf_module_method():

@@ -7,11 +7,16 @@ TensorFlow or Keras release that moves something degrades a tool, never breaks a
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import keras
 import tensorflow as tf
+
+from tf_retracing import trace_description as td
 
 # --- Serving (tf_retracing.serving) --------------------------------------------------
 
@@ -76,7 +81,7 @@ try:
         FunctionCache,
         FunctionContext,
     )
-    from tensorflow.core.function.trace_type import default_types  # noqa: F401
+    from tensorflow.core.function.trace_type import default_types
     from tensorflow.python.eager.polymorphic_function import tracing_compilation
     from tensorflow.python.eager.polymorphic_function.concrete_function import (  # noqa: F401
         ConcreteFunction,
@@ -91,6 +96,23 @@ try:
     SCOPE_TYPES = tracing_compilation.ScopeType
 except (ImportError, AttributeError) as error:  # a TensorFlow that moved them
     EXPLAINER_ERROR = f"{type(error).__name__}: {error}"
+
+# Optional: functions restored from a SavedModel are watched only if these are found.
+try:
+    from tensorflow.python.saved_model import function_deserialization
+    from tensorflow.python.saved_model.function_deserialization import RestoredFunction
+except ImportError:
+    function_deserialization = RestoredFunction = None
+
+
+def tracing_frames(frame) -> list:
+    """TensorFlow's tracing frames from ``frame`` outward, innermost first."""
+    frames = []
+    while frame is not None:
+        if frame.f_code is TRACING_CODE:
+            frames.append(frame)
+        frame = frame.f_back
+    return frames
 
 
 def tracing_locals(frame) -> dict | None:
@@ -140,6 +162,196 @@ def call_stats_key(function):
     return function._key_for_call_stats
 
 
-def weakref_target(trace_type):
-    """The object a Weakref trace type refers to (None once it was collected)."""
-    return trace_type._ref()
+def restored_function_parts(function) -> dict | None:
+    """What rebuilds a function loaded from a SavedModel with its own signature, or None.
+
+    ``tf.saved_model.load`` makes ``RestoredFunction`` objects: their Python body takes
+    ``*args, **kwargs`` and picks one of the saved concrete functions; the loaded signature
+    (``x``, not ``args[0]``) and the saved functions are held beside it.
+    """
+    if RestoredFunction is None or not isinstance(function, RestoredFunction):
+        return None
+    try:
+        spec = types.SimpleNamespace(
+            jit_compile=function._jit_compile,
+            function_type=function._function_type,
+            default_values=function._default_values,
+        )
+    except AttributeError:  # another TensorFlow: watch it as any tf.function
+        return None
+    decorator = getattr(function, "_tf_decorator", None)
+    return {
+        "python_function": function.python_function,
+        "name": function._name,
+        "function_spec": spec,
+        "concrete_functions": list(function.concrete_functions),
+        "argspec": getattr(decorator, "decorator_argspec", None),
+        # A concrete function is named like "__inference_serve_64": "serve" is the name
+        # the function had when it was saved.
+        "saved_name": _saved_name(function.concrete_functions),
+    }
+
+
+def _saved_name(concrete_functions) -> str | None:
+    for concrete in concrete_functions:
+        name = concrete.name.decode() if isinstance(concrete.name, bytes) else concrete.name
+        name = name.removeprefix("__inference_")
+        while name.rsplit("_", 1)[-1].isdigit() and "_" in name:
+            name = name.rsplit("_", 1)[0]
+        if name:
+            return name
+    return None
+
+
+@contextlib.contextmanager
+def watching_restored_functions(watch: Callable) -> Iterator[None]:
+    """Inside the block, every function ``tf.saved_model.load`` restores is passed through
+    ``watch`` (which returns the function to use). The loader makes them with its own
+    ``recreate_function``, not with ``tf.function``. Without it (a TensorFlow that moved
+    it) restored functions are simply not watched."""
+    if function_deserialization is None:
+        yield
+        return
+    original = function_deserialization.recreate_function
+
+    def recreate_function(*args, **kwargs):
+        return watch(original(*args, **kwargs))
+
+    function_deserialization.recreate_function = recreate_function
+    try:
+        yield
+    finally:
+        function_deserialization.recreate_function = original
+
+
+# --- Describing a trace without TensorFlow (tf_retracing.trace_description) -----------
+# TensorFlow's trace types become the plain dataclasses the comparison works on.
+
+
+def describe_trace(tracing: dict, instance) -> td.TraceDescription:
+    """The description of one trace, from ``tracing_locals`` and, for a method traced
+    for one instance, a weak reference to that instance (``self``)."""
+    var_positional = _var_positional_name(tracing["polymorphic_type"])
+    call = _parameters(tracing["call_type"], var_positional)
+    traced = _parameters(tracing["traced_type"], var_positional)
+    if instance is not None:
+        this = _object(instance)
+        call, traced = {"self": this, **call}, {"self": this, **traced}
+    return td.TraceDescription(call, traced, describe_context(tracing["context"]))
+
+
+def _var_positional_name(function_type) -> str | None:
+    for parameter in function_type.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            return parameter.name
+    return None
+
+
+def _parameters(function_type, var_positional: str | None) -> dict:
+    """Argument display name -> description; ``args_2`` of ``*args`` becomes ``args[2]``."""
+    result = {}
+    for name, parameter in function_type.parameters.items():
+        if var_positional and name.startswith(var_positional + "_"):
+            index = name[len(var_positional) + 1 :]
+            if index.isdigit():
+                name = f"{var_positional}[{index}]"
+        result[name] = describe_type(parameter.type_constraint)
+    return result
+
+
+_TENSOR_KINDS = {
+    "TensorSpec": td.DENSE,
+    "VariableSpec": td.VARIABLE,
+    "RaggedTensorSpec": td.RAGGED,
+    "SparseTensorSpec": td.SPARSE,
+}
+
+
+def describe_type(trace_type) -> td.Node:
+    """One argument's trace type as a TensorFlow-free description."""
+    if isinstance(trace_type, default_types.Literal):
+        value = trace_type.value
+        nan = value is getattr(default_types, "NanMarker", None)  # TensorFlow's stand-in
+        return td.PythonValue(float("nan") if nan else value)
+    if isinstance(trace_type, default_types.Weakref):
+        return _object(trace_type._ref)
+    structure = _structure(trace_type)
+    if structure is not None:
+        return structure
+    if hasattr(trace_type, "shape") and hasattr(trace_type, "dtype"):
+        return _tensor(trace_type)
+    return td.OtherLeaf(type(trace_type).__name__, repr(trace_type), trace_type)
+
+
+def _object(ref) -> td.ObjectRef:
+    target = ref()
+    if target is None:
+        return td.ObjectRef("an object (already collected)", ref)
+    return td.ObjectRef(f"{type(target).__qualname__} object at {id(target):#x}", ref)
+
+
+def _tensor(spec) -> td.TensorLeaf:
+    type_name = type(spec).__name__
+    kind = _TENSOR_KINDS.get(type_name, type_name.removesuffix("Spec"))
+    shape = tf.TensorShape(spec.shape)
+    details = ()
+    ragged_rank = None
+    if kind == td.RAGGED:
+        ragged_rank = spec.ragged_rank
+        details = (("row_splits_dtype", spec.row_splits_dtype.name),)
+    return td.TensorLeaf(
+        kind=kind,
+        dtype=tf.as_dtype(spec.dtype).name,
+        shape=None if shape.rank is None else tuple(shape.as_list()),
+        ragged_rank=ragged_rank,
+        details=details,
+        name=getattr(spec, "name", None),
+    )
+
+
+def _structure(trace_type) -> td.Structure | None:
+    if isinstance(trace_type, default_types.List):
+        items = trace_type.components_tuple.components
+        return td.Structure("list", "list", _indexed(items))
+    if isinstance(trace_type, default_types.Tuple):
+        return td.Structure("tuple", "tuple", _indexed(trace_type.components))
+    if isinstance(trace_type, default_types.Dict):
+        children = tuple(
+            (f"[{key!r}]", describe_type(value)) for key, value in trace_type.mapping.items()
+        )
+        return td.Structure("dict", "dict", children)
+    container = "namedtuple"
+    if isinstance(trace_type, default_types.Attrs):
+        container, trace_type = "attrs", trace_type.named_attributes
+    if isinstance(trace_type, default_types.NamedTuple):
+        names = trace_type.attribute_names
+        items = trace_type.attributes.components
+        children = tuple((f".{n}", describe_type(c)) for n, c in zip(names, items, strict=True))
+        return td.Structure(container, trace_type.type_name, children)
+    return None
+
+
+def _indexed(items) -> tuple:
+    return tuple((f"[{i}]", describe_type(item)) for i, item in enumerate(items))
+
+
+_SCOPE_NAMES: dict = {}  # TensorFlow's ScopeType -> trace_description's scope names
+
+
+def describe_context(function_context) -> td.CallContext:
+    """TensorFlow's calling context (variable-creation scope, graph, save policy...)."""
+    if not _SCOPE_NAMES:
+        _SCOPE_NAMES[SCOPE_TYPES.VARIABLE_CREATION] = td.VARIABLE_CREATION
+        _SCOPE_NAMES[SCOPE_TYPES.NO_VARIABLE_CREATION] = td.NO_VARIABLE_CREATION
+    scope = function_context.scope_type
+    context = function_context.context
+    fields = {name: getattr(context, name) for name in getattr(context, "_fields", ())}
+    graph = fields.pop("parent_graph", None)
+    # A save policy is set only inside tf.saved_model.save (see function_context.py).
+    policy = fields.get("variable_policy")
+    return td.CallContext(
+        scope=_SCOPE_NAMES.get(scope, str(scope)),
+        graph=graph,
+        saving=policy is not None,
+        fields=tuple(fields.items()),
+    )

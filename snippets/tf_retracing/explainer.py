@@ -22,6 +22,11 @@ a trace runs exactly TensorFlow's own code. At a trace the hook reads the call's
 type from TensorFlow's tracing frame, and the reason is recorded only when TensorFlow adds
 the new trace to its cache, so a trace that fails leaves nothing behind.
 
+Where the parts live: ``_internals`` reads TensorFlow (its tracing frame, its trace types,
+the SavedModel loader) and turns each trace into a TensorFlow-free ``TraceDescription``;
+``comparison`` compares descriptions and writes the reasons; this module watches
+functions and keeps their histories.
+
 Timing the overhead (benchmark scenario ``explainer_overhead``): compare, side by side,
 the same body as a plain tf.function and as a watched one::
 
@@ -50,13 +55,11 @@ from collections.abc import Callable, Iterator
 
 import tensorflow as tf
 
-from tf_retracing import _internals
+from tf_retracing import _internals, comparison
 from tf_retracing._internals import (
     ConcreteFunction,
     FunctionCache,
-    FunctionContext,
     PolymorphicFunction,
-    default_types,
     make_decorator,
 )
 from tf_retracing.explainer_types import (
@@ -65,6 +68,7 @@ from tf_retracing.explainer_types import (
     RetraceReason,
     RetracingBudgetExceeded,
 )
+from tf_retracing.trace_description import TraceDescription
 
 __all__ = [
     "KINDS",
@@ -82,36 +86,20 @@ __all__ = [
 LOGGER = logging.getLogger("retrace")
 _TRACING_CODE = _internals.TRACING_CODE
 _TF_FUNCTION_OPTIONS = frozenset(inspect.signature(tf.function).parameters) - {"func"}
-
-
-@dataclasses.dataclass(frozen=True)
-class _Change:
-    """One difference between a call and an earlier trace."""
-
-    argument: str | None
-    kind: str
-    before: str
-    after: str
-    advice: str  # what changed and what to try, without the function's name
+_changes = comparison.changes  # compares two traces; a module attribute so tests can fail it
 
 
 @dataclasses.dataclass
 class _Trace:
-    """What one trace was made for: argument types by display name, and context."""
+    """What one trace was made for. TensorFlow's trace types are kept only until the
+    trace is recorded; from then on the TensorFlow-free description stands for them."""
 
-    call: dict  # argument -> trace type of the call that traced
-    traced: dict  # argument -> trace type of the graph (generalised by reduce_retracing)
-    context: FunctionContext
-    descriptions: dict  # id(Weakref type) -> description, kept while the object lived
+    tracing: dict | None  # TensorFlow's trace types and context (see _internals)
+    instance: weakref.ref | None  # `self`, for a method traced for one instance
+    description: TraceDescription | None = None
     reason: RetraceReason | None = None
     started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
     ms: float | None = None  # what the trace took, set when it is recorded
-
-
-_NO_VISIBLE_CHANGE = (
-    "no argument or call context differs from an earlier trace in what the explainer can "
-    f"see, so the cause is unknown. Please report it at {REPORT_URL}."
-)
 
 
 class _CodeStats:
@@ -129,10 +117,14 @@ _SESSION_WATCHES: list = []  # every watch made while watch_every_tf_function is
 class _Watch:
     """The trace history of one watched tf.function (every instance, for a method)."""
 
-    def __init__(self, name: str, where: str, code):
+    def __init__(self, name: str, where: str, code, library: str | None = None):
         self.name = name
-        self.where = where
+        self.where = where  # where its Python code is defined
         self.code = code
+        # Code in TensorFlow or Keras (a Keras model's predict function) is made for the
+        # user by a line of theirs: that line is what to change when it is made anew.
+        self.library = library  # e.g. "keras"; None for the user's own code
+        self.created_at = _first_user_frame()
         self.traces: list[_Trace] = []
         self.reasons: list[RetraceReason] = []
         self.root_cache = None
@@ -143,23 +135,17 @@ class _Watch:
     # --8<-- [start:hook]
     def before_body(self, args: tuple) -> None:
         """Runs when TensorFlow runs the Python body, which it does only to trace."""
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code is not _TRACING_CODE:
-            frame = frame.f_back
-        if frame is None:  # run eagerly (tf.config.run_functions_eagerly): no trace
+        frames = _internals.tracing_frames(sys._getframe(1))
+        if not frames:  # run eagerly (tf.config.run_functions_eagerly): no trace
             return
-        tracing = _internals.tracing_locals(frame)
+        tracing = _internals.tracing_locals(frames[0])
         if tracing is None or not isinstance(tracing["cache"], _RecordingCache):
             return  # not a trace of ours (a clone of a watched function), or unreadable
         cache = tracing["cache"]
-        var_positional = _var_positional_name(tracing["polymorphic_type"])
-        call = _parameters(tracing["call_type"], var_positional)
-        traced = _parameters(tracing["traced_type"], var_positional)
-        if cache is not self.root_cache:  # a method, traced for one instance
-            instance = default_types.Weakref(weakref.ref(args[0]))
-            call, traced = {"self": instance, **call}, {"self": instance, **traced}
-        # Recorded when TensorFlow adds the trace to its cache (see _RecordingCache).
-        cache.pending = (self, _Trace(call, traced, tracing["context"], {}))
+        instance = None if cache is self.root_cache else weakref.ref(args[0])  # a method
+        # Recorded when TensorFlow adds the trace to its cache (see _RecordingCache); keyed
+        # by the tracing frame, as a recursive function traces again inside its own trace.
+        cache.hold(frames, self, _Trace(tracing, instance))
 
     # --8<-- [end:hook]
 
@@ -167,7 +153,8 @@ class _Watch:
         """Record a trace TensorFlow has just added to its cache, and explain it."""
         # From the Python body's start to the graph in the cache: what this trace cost.
         trace_ms = trace.ms = (time.perf_counter() - trace.started) * 1e3
-        _describe_objects(trace)
+        trace.description = _internals.describe_trace(trace.tracing, trace.instance)
+        trace.tracing = None  # TensorFlow's types are not needed any more
         number = len(self.traces) + 1
         if self.traces:
             trace.reason = self._explain(trace, number)
@@ -198,45 +185,35 @@ class _Watch:
                 f"({type(error).__name__}: {error}). Please report it at {REPORT_URL} "
                 f"with your TensorFlow version ({tf.__version__})."
             ),
+            subkind="explainer-error",
         )
         self.traces.append(trace)
         self.reasons.append(trace.reason)
         LOGGER.warning("%s", trace.reason.message)
 
     def _explain(self, trace: _Trace, number: int) -> RetraceReason:
-        closest = None
-        for earlier in reversed(self.traces):  # ties go to the most recent trace
-            changes = _changes(earlier, trace)
-            if closest is None or len(changes) < len(closest):
-                closest = changes
-            if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
-                break
-        if not closest:  # TensorFlow traced again, yet no argument or context differs
-            closest = [_Change(None, "unknown", "", "", _NO_VISIBLE_CHANGE)]
-        first, *others = closest
-        message = f"`{self.name}` traced again (trace {number}): {first.advice}"
-        if others:
-            also = "; ".join(_short(change) for change in others)
-            message += f" Also different from that trace: {also}."
-        return RetraceReason(
-            function=self.name,
-            trace=number,
-            argument=first.argument,
-            kind=first.kind,
-            before=first.before,
-            after=first.after,
-            message=message,
-            others=tuple(_short(change) for change in others),
-        )
+        history = [earlier.description for earlier in self.traces if earlier.description]
+        return comparison.explain(self.name, number, history, trace.description, compare=_changes)
 
     def _explain_new_function(self, number: int) -> RetraceReason:
         created = self.stats.created
         message = (
             f"`{self.name}` traced again because a new tf.function object was made for the "
             f"same Python code ({self.where}): {created} tf.function objects so far, each "
-            "starting with an empty trace cache. Create the tf.function once, outside the "
-            "loop or request handler that runs this line, and reuse it."
+            "starting with an empty trace cache. "
         )
+        if self.library and self.created_at:
+            message += (
+                f"{self.library} makes it for your code at {self.created_at}, which "
+                "runs on a new object each time (a new model, layer or function per loop "
+                "iteration or request): create that object once, outside the loop or "
+                "request handler, and reuse it."
+            )
+        else:
+            message += (
+                "Create the tf.function once, outside the loop or request handler that "
+                "runs this line, and reuse it."
+            )
         return RetraceReason(
             function=self.name,
             trace=number,
@@ -246,21 +223,30 @@ class _Watch:
             after=f"{created} tf.function objects",
             message=message,
             count=created,
+            subkind="new-tf-function",
         )
 
 
 class _RecordingCache(FunctionCache):
-    """TensorFlow's trace cache, which records the pending trace when it is added."""
+    """TensorFlow's trace cache, which records a pending trace when it is added."""
 
     __slots__ = ("pending",)
 
     def __init__(self):
         super().__init__()
-        self.pending = None
+        self.pending: dict = {}  # id(tracing frame) -> (watch, trace)
+
+    def hold(self, frames: list, watch: _Watch, trace: _Trace) -> None:
+        """Keep the trace begun in ``frames[0]`` until TensorFlow adds it (or fails)."""
+        live = {id(frame) for frame in frames}
+        for key in [key for key in self.pending if key not in live]:
+            del self.pending[key]  # a trace that failed: its tracing frame is gone
+        self.pending[id(frames[0])] = (watch, trace)
 
     def add(self, fn, context=None):
         super().add(fn, context)
-        pending, self.pending = self.pending, None
+        frames = _internals.tracing_frames(sys._getframe(1))
+        pending = self.pending.pop(id(frames[0]), None) if frames else None
         if pending is not None:
             watch, trace = pending
             try:
@@ -311,11 +297,7 @@ _GUARDS_LOCK = threading.Lock()
 
 def _creates_variables_once(reason: RetraceReason | None) -> bool:
     """The second trace of a first call that created variables: part of that call."""
-    return (
-        reason is not None
-        and reason.kind == "context"
-        and reason.before == _SCOPES[_internals.SCOPE_TYPES.VARIABLE_CREATION]
-    )
+    return reason is not None and reason.kind == "context" and reason.subkind == "variable-creation"
 
 
 def _enforce_guards(watch: _Watch, reason: RetraceReason | None) -> None:
@@ -375,6 +357,24 @@ class WatchedFunction(PolymorphicFunction):
         """One RetraceReason per retrace so far, oldest first."""
         return list(self._watch.reasons)
 
+    def __getstate__(self):
+        # Pickled as the tf.function it watches: the user's Python function (the hook is a
+        # closure, which pickle refuses), no history. TensorFlow's own state follows, so
+        # what pickles, and the error for what does not, are the unwatched function's.
+        state = super().__getstate__()
+        state.pop("_watch", None)
+        hook = self._python_function
+        state["_python_function"] = getattr(hook, "user_function", hook)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        python_function = self._python_function
+        watch = _Watch(_display_name(python_function), _where(python_function), _code(self))
+        self._python_function = _trace_hook(python_function, watch)
+        _internals.set_function_cache(self, _RecordingCache())
+        _start_watching(self, watch)
+
     def __get__(self, instance, owner):
         # A method gets one tf.function per instance; share this history with it.
         bound = super().__get__(instance, owner)
@@ -405,10 +405,7 @@ def explain_retracing(fn=None, /, **tf_function_options):
             "pass the tf.function it came from"
         )
     if not callable(fn):
-        raise TypeError(
-            f"explain_retracing() needs a tf.function or a Python callable, "
-            f"got {type(fn).__name__} {fn!r}"
-        )
+        _refuse_non_callable(fn)
     if isinstance(fn, PolymorphicFunction):
         if tf_function_options:
             raise ValueError(
@@ -419,22 +416,117 @@ def explain_retracing(fn=None, /, **tf_function_options):
         if isinstance(fn, WatchedFunction) and fn._watch is not None:
             return fn
         return _watched_copy(fn)
+    _refuse_a_wrapper_of_tf_functions(fn)
     return _watched_copy(_ORIGINAL_TF_FUNCTION(fn, **tf_function_options))
+
+
+def _refuse_non_callable(fn) -> None:
+    """Raise what tf.function raises for ``fn``, saying what explain_retracing needs."""
+    hint = (
+        "explain_retracing() needs a tf.function or a Python callable, "
+        f"got {type(fn).__name__} {fn!r}"
+    )
+    try:
+        _ORIGINAL_TF_FUNCTION(fn)
+    except TypeError as error:  # tf.function's own error, its text first
+        raise TypeError(f"{error} ({hint})") from None
+    raise TypeError(hint)
+
+
+def _refuse_a_wrapper_of_tf_functions(fn) -> None:
+    """A plain Python function that calls a tf.function from its closure (as Keras 3's
+    ``model.train_function`` does) must not be wrapped: a new tf.function around it would
+    trace its Python arguments, such as a data iterator, on every call."""
+    inner = _tf_function_in_closure(fn)
+    if inner is None:
+        return
+    name = _display_name(fn)
+    raise TypeError(
+        f"explain_retracing(): `{name}` is a plain Python function that calls the "
+        f"tf.function `{inner}` from its closure (as Keras's model.train_function does). "
+        "Wrapping it would make a new tf.function around it, which traces its Python "
+        "arguments (a data iterator, say) again on every call. Watch the tf.functions it "
+        "calls instead: create them inside `with watch_every_tf_function() as watches:` "
+        "and print `report(watches)` (for a Keras model, call model.fit or model.predict "
+        "for the first time, or model.make_train_function(force=True), inside the block), "
+        "or run the program with `python -m tf_retracing.explain`. To trace it as one "
+        f"graph anyway, pass explain_retracing(tf.function({name.rsplit('.', 1)[-1]}))."
+    )
+
+
+def _tf_function_in_closure(fn) -> str | None:
+    """The name of a tf.function that ``fn`` holds in its closure, or None."""
+    target = getattr(fn, "__func__", fn)  # a bound method's function
+    code, closure = getattr(target, "__code__", None), getattr(target, "__closure__", None)
+    if code is None or not closure:
+        return None
+    for name, cell in zip(code.co_freevars, closure, strict=False):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            continue
+        if isinstance(value, PolymorphicFunction):
+            return name
+    return None
 
 
 def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
     """A WatchedFunction with the same Python function and options as ``function``."""
+    restored = _internals.restored_function_parts(function)
+    if restored is not None:
+        return _watched_restored_copy(restored)
     python_function = function.python_function
-    watch = _Watch(_display_name(python_function), _where(python_function), _code(function))
+    watch = _Watch(
+        _display_name(python_function),
+        _where(python_function),
+        _code(function),
+        library=_library_of(python_function),
+    )
     watched = WatchedFunction(
         _trace_hook(python_function, watch), **_internals.function_options(function)
     )
     _internals.copy_rendezvous(function, watched)
+    _start_watching(watched, watch)
+    return make_decorator(python_function, watched, decorator_name="tf.function")
+
+
+def _start_watching(watched: WatchedFunction, watch: _Watch) -> None:
     watched._watch = watch
     watch.root_cache = _internals.function_cache(watched)
     if _SESSION_ACTIVE:
         _SESSION_WATCHES.append(watch)
-    return make_decorator(python_function, watched, decorator_name="tf.function")
+
+
+if _internals.RestoredFunction is not None:
+
+    class _WatchedRestoredFunction(WatchedFunction, _internals.RestoredFunction):
+        """A function loaded from a SavedModel, watched. It keeps what the loader gave it:
+        the saved signature (its arguments' own names) and the saved concrete functions,
+        so it can be called, and saved again, as the loaded one."""
+
+
+def _watched_restored_copy(parts: dict) -> WatchedFunction:
+    body = parts["python_function"]  # TensorFlow's, shared by every loaded function
+    # Its code is shared by every loaded function, so each gets its own key: loading
+    # two models is not the same function made twice.
+    watch = _Watch(parts["saved_name"] or _display_name(body), "a SavedModel", object())
+    watched = _WatchedRestoredFunction(
+        _trace_hook(body, watch),
+        parts["name"],
+        parts["function_spec"],
+        parts["concrete_functions"],
+    )
+    _start_watching(watched, watch)
+    return make_decorator(body, watched, decorator_argspec=parts["argspec"])
+
+
+def _watch_restored(function):
+    """For whole-program mode: a loaded function, watched (unwatched if that fails)."""
+    try:
+        return _watched_copy(function)
+    except Exception:  # never break loading a model
+        LOGGER.exception("retrace explainer: could not watch a function loaded from a SavedModel")
+        return function
 
 
 def _trace_hook(python_function: Callable, watch: _Watch) -> Callable:
@@ -449,6 +541,8 @@ def _trace_hook(python_function: Callable, watch: _Watch) -> Callable:
         return weak_hook().__wrapped__(*args, **kwargs)
 
     weak_hook = weakref.ref(trace_hook)
+    # AutoGraph replaces __wrapped__ by its conversion while tracing; keep the original.
+    trace_hook.user_function = python_function
     return make_decorator(python_function, trace_hook, "explain_retracing")
 
 
@@ -512,7 +606,9 @@ def watch_every_tf_function() -> Iterator[list]:
     _SESSION_ACTIVE = True
     tf.function = _watching_tf_function
     try:
-        yield _SESSION_WATCHES
+        # tf.saved_model.load makes its functions without tf.function: watch them too.
+        with _internals.watching_restored_functions(_watch_restored):
+            yield _SESSION_WATCHES
     finally:
         tf.function = _ORIGINAL_TF_FUNCTION
         _SESSION_ACTIVE = False
@@ -603,334 +699,13 @@ def report(watches: list) -> str:
         lines.append(f"{name}: why it traced again")
         tally: dict = {}
         for reason in reasons:
-            tally.setdefault((reason.kind, reason.argument), []).append(reason)
-        for (kind, argument), same in tally.items():
+            # Distinct changes of one argument stay apart (Python values, then a tensor).
+            key = (reason.kind, reason.argument, reason.subkind)
+            tally.setdefault(key, []).append(reason)
+        for (kind, argument, _), same in tally.items():
             lines.append(f"  {len(same)} x {kind} of {argument or '(no argument)'}: ")
             lines[-1] += same[-1].message
     return "\n".join(lines)
-
-
-# Reading trace types -------------------------------------------------------------
-
-
-def _var_positional_name(function_type) -> str | None:
-    for parameter in function_type.parameters.values():
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            return parameter.name
-    return None
-
-
-def _parameters(function_type, var_positional: str | None) -> dict:
-    """Argument display name -> trace type; ``args_2`` of ``*args`` becomes ``args[2]``."""
-    result = {}
-    for name, parameter in function_type.parameters.items():
-        if var_positional and name.startswith(var_positional + "_"):
-            index = name[len(var_positional) + 1 :]
-            if index.isdigit():
-                name = f"{var_positional}[{index}]"
-        result[name] = parameter.type_constraint
-    return result
-
-
-def _children(trace_type) -> tuple[str, list] | None:
-    """(structure description, [(path suffix, child type)]) for a container type."""
-    if isinstance(trace_type, default_types.List):
-        items = trace_type.components_tuple.components
-        return f"a list of {len(items)}", [(f"[{i}]", c) for i, c in enumerate(items)]
-    if isinstance(trace_type, default_types.Tuple):
-        items = trace_type.components
-        return f"a tuple of {len(items)}", [(f"[{i}]", c) for i, c in enumerate(items)]
-    if isinstance(trace_type, default_types.Dict):
-        keys = list(trace_type.mapping)
-        shown = ", ".join(map(repr, keys))
-        return (
-            f"a dict with keys {shown}" if keys else "an empty dict",
-            [(f"[{key!r}]", trace_type.mapping[key]) for key in keys],
-        )
-    if isinstance(trace_type, default_types.Attrs):
-        trace_type = trace_type.named_attributes
-    if isinstance(trace_type, default_types.NamedTuple):
-        names = trace_type.attribute_names
-        return (
-            f"{_article(trace_type.type_name)} {trace_type.type_name}({', '.join(names)})",
-            [(f".{n}", c) for n, c in zip(names, trace_type.attributes.components, strict=True)],
-        )
-    return None
-
-
-def _describe_objects(trace: _Trace) -> None:
-    """Describe each object argument now, while it is alive (it may be collected later)."""
-
-    def visit(trace_type):
-        structure = _children(trace_type)
-        if structure is not None:
-            for _, child in structure[1]:
-                visit(child)
-        elif isinstance(trace_type, default_types.Weakref):
-            target = _internals.weakref_target(trace_type)
-            trace.descriptions[id(trace_type)] = (
-                f"{type(target).__qualname__} object at {id(target):#x}"
-            )
-
-    for trace_type in trace.call.values():
-        visit(trace_type)
-    for trace_type in trace.traced.values():
-        visit(trace_type)
-
-
-# Comparing a call with an earlier trace ---------------------------------------
-
-
-def _changes(earlier: _Trace, new: _Trace) -> list[_Change]:
-    """Every difference between ``new`` (the call) and ``earlier`` (what it traced)."""
-    changes = []
-    for name, call_type in new.call.items():
-        if name not in earlier.traced:
-            changes.append(_new_argument(name, None, _describe(call_type, new)))
-        else:
-            changes.extend(
-                _diff(name, earlier.traced[name], call_type, new.traced[name], earlier, new)
-            )
-    for name, old_type in earlier.traced.items():
-        if name not in new.call:
-            changes.append(_new_argument(name, _describe(old_type, earlier), None))
-    if earlier.context != new.context:
-        changes.append(_context_change(earlier.context, new.context))
-    return changes
-
-
-def _diff(path, old, new, generalised, earlier: _Trace, later: _Trace) -> list[_Change]:
-    if new.is_subtype_of(old):
-        return []
-    old_structure, new_structure = _children(old), _children(new)
-    if old_structure or new_structure:
-        same_layout = (
-            old_structure
-            and new_structure
-            and type(old) is type(new)
-            and [p for p, _ in old_structure[1]] == [p for p, _ in new_structure[1]]
-        )
-        if not same_layout:
-            return [_structure_change(path, _describe(old, earlier), _describe(new, later), new)]
-        general_children = _children(generalised)[1]
-        changes = []
-        for (suffix, old_child), (_, new_child), (_, general_child) in zip(
-            old_structure[1], new_structure[1], general_children, strict=True
-        ):
-            changes.extend(
-                _diff(path + suffix, old_child, new_child, general_child, earlier, later)
-            )
-        return changes
-    return [_leaf_change(path, old, new, generalised, earlier, later)]
-
-
-def _is_tensor_like(trace_type) -> bool:
-    return hasattr(trace_type, "shape") and hasattr(trace_type, "dtype")
-
-
-def _leaf_change(path, old, new, generalised, earlier, later) -> _Change:
-    before, after = _describe(old, earlier), _describe(new, later)
-    if isinstance(old, default_types.Literal) or isinstance(new, default_types.Literal):
-        return _python_value_change(path, old, new, before, after)
-    if _is_tensor_like(old) and _is_tensor_like(new) and type(old) is type(new):
-        if old.dtype != new.dtype:
-            return _dtype_change(path, old, new)
-        return _shape_change(path, old, new, generalised)
-    if type(old) is not type(new) or isinstance(new, tf.TypeSpec):
-        return _Change(
-            path,
-            "structure",
-            before,
-            after,
-            f"argument `{path}` was {before} and is now {after}. Pass the same kind of "
-            "value on every call.",
-        )
-    return _object_change(path, before, after)
-
-
-def _describe(trace_type, trace: _Trace) -> str:
-    if isinstance(trace_type, default_types.Literal):
-        return repr(trace_type.value)
-    if isinstance(trace_type, default_types.Weakref):
-        return trace.descriptions.get(id(trace_type), "an object")
-    structure = _children(trace_type)
-    if structure is not None:
-        return structure[0]
-    if isinstance(trace_type, tf.TensorSpec):
-        dtype = trace_type.dtype.name
-        return f"{_article(dtype)} {dtype} tensor of shape {_shape(trace_type.shape)}"
-    if _is_tensor_like(trace_type):
-        kind = type(trace_type).__name__.removesuffix("Spec")
-        dtype = trace_type.dtype.name
-        return f"{_article(dtype)} {dtype} {kind} of shape {_shape(trace_type.shape)}"
-    return repr(trace_type)
-
-
-def _shape(shape: tf.TensorShape) -> str:
-    if shape.rank is None:
-        return "(unknown rank)"
-    return str(tuple(shape.as_list()))
-
-
-def _short(change: _Change) -> str:
-    return f"`{change.argument or '(context)'}` {change.kind} {change.before} -> {change.after}"
-
-
-# The advice for each kind of change -------------------------------------------
-
-
-def _shape_change(path, old, new, generalised) -> _Change:
-    before, after = _shape(old.shape), _shape(new.shape)
-    if old.shape.rank != new.shape.rank:
-        what = f"rank changed from {old.shape.rank} to {new.shape.rank}"
-        fix = (
-            f"If the rank varies by design, give `{path}` the spec {_spec(new, None)} in "
-            "input_signature (any rank, one trace) or use reduce_retracing=True; otherwise "
-            "keep the rank fixed (reshape or add the missing axis before the call)."
-        )
-    else:
-        old_dims, new_dims = old.shape.as_list(), new.shape.as_list()
-        changed = [i for i, (a, b) in enumerate(zip(old_dims, new_dims, strict=True)) if a != b]
-        what = ", ".join(f"dimension {i}: {old_dims[i]} -> {new_dims[i]}" for i in changed)
-        relaxed = [None if i in changed else size for i, size in enumerate(new_dims)]
-        fix = (
-            f"If that size varies by design, declare it None: give `{path}` the spec "
-            f"{_spec(new, relaxed)} in input_signature, "
-            "or use reduce_retracing=True; otherwise pad or bucket inputs to a few sizes."
-        )
-    if generalised.shape != new.shape:
-        fix = (
-            f"reduce_retracing made this trace general ({_shape(generalised.shape)}), so "
-            "later calls that differ only there reuse it."
-        )
-    advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
-    return _Change(path, "shape", before, after, advice)
-
-
-def _spec(trace_type, shape) -> str:
-    """The spec that accepts this kind of value with ``shape``, as code to paste."""
-    dtype = f"tf.{trace_type.dtype.name}"
-    if isinstance(trace_type, tf.RaggedTensorSpec):
-        ragged_rank = trace_type.ragged_rank
-        return f"tf.RaggedTensorSpec(shape={shape}, dtype={dtype}, ragged_rank={ragged_rank})"
-    if isinstance(trace_type, tf.SparseTensorSpec):
-        return f"tf.SparseTensorSpec(shape={shape}, dtype={dtype})"
-    if isinstance(trace_type, tf.TensorSpec):
-        return f"tf.TensorSpec(shape={shape}, dtype={dtype})"
-    return f"a {type(trace_type).__name__} with shape {shape} and dtype {dtype}"
-
-
-def _article(word: str) -> str:
-    """'a' or 'an' before a dtype or type name ("an int32", "a uint8", "a float32")."""
-    return "an" if word[:1].lower() in "aeio" else "a"
-
-
-def _dtype_change(path, old, new) -> _Change:
-    before, after = old.dtype.name, new.dtype.name
-    advice = (
-        f"argument `{path}` changed dtype from {before} to {after}. Each dtype needs its own "
-        f"graph: cast before the call, e.g. tf.cast({path.split('[')[0]}, tf.{before}), or "
-        f"make the producer emit {before}."
-    )
-    return _Change(path, "dtype", before, after, advice)
-
-
-def _python_value_change(path, old, new, before, after) -> _Change:
-    if isinstance(old, default_types.Literal) and isinstance(new, default_types.Literal):
-        kind = type(new.value).__name__
-        what = f"is a Python {kind} whose value changed from {before} to {after}"
-        fix = (
-            "Every new Python value is a new trace: if it varies, pass it as a tensor "
-            f"(tf.constant({after})); if it takes a few fixed values, expect one trace each."
-        )
-    elif isinstance(new, default_types.Literal):
-        what = f"was {before} and is now the Python value {after}"
-        fix = f"Pass a tensor every time (tf.constant({after})), not a Python value."
-    else:
-        what = f"was the Python value {before} and is now {after}"
-        fix = "Pass the same kind of value every time; a tensor if the value changes."
-    return _Change(path, "python-value", before, after, f"argument `{path}` {what}. {fix}")
-
-
-def _object_change(path, before, after) -> _Change:
-    if path == "self":
-        advice = (
-            f"this is a method and `self` is a new object ({after}, not {before}): each "
-            "instance keeps its own traces, so every new instance traces again. Create the "
-            "object once and reuse it."
-        )
-    else:
-        advice = (
-            f"argument `{path}` is a different object ({after}, not {before}). Objects "
-            "are matched by identity (or by __eq__ and __hash__ if the class defines them), "
-            "and a collected object never matches again. Reuse one object, or pass the "
-            "values it carries as tensors."
-        )
-    return _Change(path, "object", before, after, advice)
-
-
-def _structure_change(path, before, after, new) -> _Change:
-    advice = (
-        f"argument `{path}` changed structure from {before} to {after}. Each container "
-        "type, length and set of keys is a new trace: keep the structure fixed, or pass "
-        "one stacked tensor (or a tf.RaggedTensor) instead of a varying container."
-    )
-    return _Change(path, "structure", before, after, advice)
-
-
-def _new_argument(path, before, after) -> _Change:
-    if before is None:
-        advice = (
-            f"argument `{path}` was not passed to the closest earlier trace and is now "
-            f"{after}. Pass the same arguments on every call (a fixed value, or rely on a "
-            "default)."
-        )
-        before = "not passed"
-    else:
-        advice = (
-            f"argument `{path}` was passed to the closest earlier trace ({before}) and is "
-            "not passed now. Pass the same arguments on every call."
-        )
-        after = "not passed"
-    return _Change(path, "new-argument", before, after, advice)
-
-
-_SCOPES = {
-    _internals.SCOPE_TYPES.VARIABLE_CREATION: "its first call (creating variables)",
-    _internals.SCOPE_TYPES.NO_VARIABLE_CREATION: "a later call (no new variables)",
-}
-
-
-def _context_change(old, new) -> _Change:
-    if old.scope_type != new.scope_type:
-        before, after = _SCOPES.get(old.scope_type, "?"), _SCOPES.get(new.scope_type, "?")
-        advice = (
-            "the same arguments, but the first trace created tf.Variables, so TensorFlow "
-            "traced once more with variable creation turned off. This happens once per "
-            "function that creates variables; create them outside the function to avoid it."
-        )
-        return _Change(None, "context", before, after, advice)
-    before, after = _context_texts(old.context, new.context)
-    advice = (
-        f"the same arguments, but called {after} instead of {before}. Each calling context "
-        "has its own traces; call the function from one context."
-    )
-    return _Change(None, "context", before, after, advice)
-
-
-def _context_texts(old, new) -> tuple[str, str]:
-    """Describe the parts of two TensorFlow calling contexts that differ."""
-    if old.parent_graph is not new.parent_graph:
-        return _graph_text(old.parent_graph), _graph_text(new.parent_graph)
-    fields = [name for name in old._fields if getattr(old, name) != getattr(new, name)]
-    return tuple(
-        ", ".join(f"{name}={getattr(context, name)!r}" for name in fields) for context in (old, new)
-    )
-
-
-def _graph_text(graph) -> str:
-    # Inside a tf.function TensorFlow lifts the context to the eager one: same traces.
-    return "eagerly (or from a tf.function)" if graph is None else "in a tf.Graph (graph mode)"
 
 
 # Names --------------------------------------------------------------------------
@@ -946,6 +721,29 @@ def _display_name(python_function) -> str:
     target = _innermost(python_function)
     name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
     return name or type(target).__qualname__
+
+
+# Frames of these packages are library code; the first other frame is the user's line.
+_LIBRARY_PACKAGES = frozenset(
+    {"tensorflow", "keras", "tf_keras", "tf_retracing", "contextlib", "functools", "runpy"}
+)
+
+
+def _library_of(python_function) -> str | None:
+    """The library that defines ``python_function`` ("keras"), or None for user code."""
+    package = (getattr(_innermost(python_function), "__module__", None) or "").split(".")[0]
+    return package if package in _LIBRARY_PACKAGES else None
+
+
+def _first_user_frame() -> str | None:
+    """``file.py:line`` of the innermost caller outside TensorFlow, Keras and this package."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__") or ""
+        if module.split(".")[0] not in _LIBRARY_PACKAGES:
+            return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
 
 
 def _where(python_function) -> str:

@@ -81,6 +81,7 @@ class RetraceReason:
     others: tuple[str, ...] = ()  # further differences from the same earlier trace
     count: int | None = None  # tf.function objects made for this code (kind "object")
     trace_ms: float | None = None  # what this trace took, from its Python body to its graph
+    subkind: str | None = None  # what exactly changed within the kind ("value", "rank"...)
 
     def __post_init__(self):
         link = f"[{self.cause}] {self.url}"

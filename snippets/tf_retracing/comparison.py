@@ -1,0 +1,497 @@
+"""Compare a call with earlier traces and say what changed and what to try.
+
+Works only on the TensorFlow-free descriptions of ``tf_retracing.trace_description``;
+``tf_retracing._internals`` builds them from TensorFlow's trace types. This module must
+never import TensorFlow: its tests build descriptions by hand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+# Relative imports: its tests load it without the package (whose __init__ imports TF).
+from .explainer_types import REPORT_URL, RetraceReason
+from .trace_description import (
+    DENSE,
+    NO_VARIABLE_CREATION,
+    RAGGED,
+    SPARSE,
+    VARIABLE,
+    VARIABLE_CREATION,
+    CallContext,
+    Node,
+    ObjectRef,
+    OtherLeaf,
+    PythonValue,
+    Structure,
+    TensorLeaf,
+    TraceDescription,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One difference between a call and an earlier trace."""
+
+    argument: str | None
+    kind: str  # one of explainer_types.KINDS
+    before: str
+    after: str
+    advice: str  # what changed and what to try, without the function's name
+    subkind: str  # what exactly changed within the kind ("value", "rank"...), for grouping
+
+
+NO_VISIBLE_CHANGE = (
+    "no argument or call context differs from an earlier trace in what the explainer can "
+    f"see, so the cause is unknown. Please report it at {REPORT_URL}."
+)
+
+SCOPE_TEXTS = {
+    VARIABLE_CREATION: "its first call (creating variables)",
+    NO_VARIABLE_CREATION: "a later call (no new variables)",
+}
+
+
+def explain(
+    function: str,
+    number: int,
+    history: Sequence[TraceDescription],
+    new: TraceDescription,
+    compare: Callable[[TraceDescription, TraceDescription], list[Change]] | None = None,
+) -> RetraceReason:
+    """Why trace ``number`` of ``function`` happened: ``new`` against the closest earlier
+    trace in ``history`` (the one with fewest differences; ties go to the most recent)."""
+    compare = compare or changes
+    closest: list[Change] | None = None
+    for earlier in reversed(history):
+        found = compare(earlier, new)
+        if closest is None or len(found) < len(closest):
+            closest = found
+        if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
+            break
+    if not closest:  # nothing differs but names, or nothing the explainer sees
+        closest = _spec_name_changes(history, new) or [
+            Change(None, "unknown", "", "", NO_VISIBLE_CHANGE, "no-visible-change")
+        ]
+    first, *others = closest
+    message = f"`{function}` traced again (trace {number}): {first.advice}"
+    if others:
+        message += f" Also different from that trace: {'; '.join(map(short, others))}."
+    return RetraceReason(
+        function=function,
+        trace=number,
+        argument=first.argument,
+        kind=first.kind,
+        before=first.before,
+        after=first.after,
+        message=message,
+        others=tuple(map(short, others)),
+        subkind=first.subkind,
+    )
+
+
+def short(change: Change) -> str:
+    return f"`{change.argument or '(context)'}` {change.kind} {change.before} -> {change.after}"
+
+
+def changes(earlier: TraceDescription, new: TraceDescription) -> list[Change]:
+    """Every difference between ``new`` (the call) and ``earlier`` (what it traced)."""
+    found = []
+    for name, call in new.call.items():
+        if name not in earlier.traced:
+            found.append(_new_argument(name, None, describe(call)))
+        else:
+            general = new.traced.get(name, call)
+            found.extend(_diff(name, earlier.traced[name], call, general))
+    for name, old in earlier.traced.items():
+        if name not in new.call:
+            found.append(_new_argument(name, describe(old), None))
+    if earlier.context != new.context:
+        found.append(_context_change(earlier.context, new.context))
+    return found
+
+
+def _spec_name_changes(history: Sequence[TraceDescription], new: TraceDescription) -> list:
+    """Differences in spec names alone, against the most recent trace that has some.
+
+    Names are left out of the comparison (``tf.saved_model.save`` names its specs after
+    the arguments, and that is never the cause); but two specs given different names by
+    the caller, e.g. to get_concrete_function, are traced apart.
+    """
+    for earlier in reversed(history):
+        found = []
+        for name, call in new.call.items():
+            if name in earlier.traced:
+                found.extend(_name_diff(name, earlier.traced[name], call))
+        if found:
+            return found
+    return []
+
+
+def _name_diff(path: str, old: Node, new: Node) -> list[Change]:
+    if isinstance(old, TensorLeaf) and isinstance(new, TensorLeaf):
+        if new.name is None or old.name == new.name or not accepts(old, new):
+            return []
+        before, after = repr(old.name), repr(new.name)
+        advice = (
+            f"argument `{path}` is a spec named {after}; the closest earlier trace was made "
+            f"for one named {before}, and TensorFlow keeps a trace per spec name. Give the "
+            "specs one name, or none."
+        )
+        return [Change(path, "structure", before, after, advice, "spec-name")]
+    if isinstance(old, Structure) and isinstance(new, Structure) and _same_layout(old, new):
+        new_children = dict(new.children)
+        return [
+            change
+            for suffix, child in old.children
+            for change in _name_diff(path + suffix, child, new_children[suffix])
+        ]
+    return []
+
+
+# Does an earlier trace accept this value? --------------------------------------------
+
+
+def accepts(old: Node, new: Node) -> bool:
+    """Whether a trace made for ``old`` serves a call with ``new`` (names left out)."""
+    if isinstance(old, TensorLeaf) and isinstance(new, TensorLeaf):
+        return (old.kind, old.dtype, old.ragged_rank, old.details) == (
+            new.kind,
+            new.dtype,
+            new.ragged_rank,
+            new.details,
+        ) and _shape_accepts(old.shape, new.shape)
+    if isinstance(old, PythonValue) and isinstance(new, PythonValue):
+        return _same_value(old.value, new.value)
+    if isinstance(old, ObjectRef) and isinstance(new, ObjectRef):
+        return _same_object(old, new)
+    if isinstance(old, OtherLeaf) and isinstance(new, OtherLeaf):
+        return _equal(old.key, new.key)
+    if isinstance(old, Structure) and isinstance(new, Structure):
+        if not _same_layout(old, new):
+            return False
+        new_children = dict(new.children)
+        return all(accepts(child, new_children[suffix]) for suffix, child in old.children)
+    return False
+
+
+def _shape_accepts(old, new) -> bool:
+    if old is None:  # a trace for any rank
+        return True
+    if new is None or len(old) != len(new):
+        return False
+    return all(a is None or a == b for a, b in zip(old, new, strict=True))
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # an __eq__ that raises or returns an array: not the same
+        return False
+
+
+def _same_value(a, b) -> bool:
+    both_nan = _equal(a, a) is False and _equal(b, b) is False  # TensorFlow matches NaNs
+    return both_nan or _equal(a, b)
+
+
+def _same_object(old: ObjectRef, new: ObjectRef) -> bool:
+    a, b = old.ref(), new.ref()
+    return a is not None and b is not None and (a is b or _equal(a, b))
+
+
+def _same_layout(old: Structure, new: Structure) -> bool:
+    if (old.container, old.type_name) != (new.container, new.type_name):
+        return False
+    old_paths = [suffix for suffix, _ in old.children]
+    new_paths = [suffix for suffix, _ in new.children]
+    if old.container == "dict":  # keys in another order are the same dict to TensorFlow
+        return sorted(old_paths) == sorted(new_paths)
+    return old_paths == new_paths
+
+
+# What a difference is --------------------------------------------------------------
+
+
+def _diff(path: str, old: Node, new: Node, general: Node) -> list[Change]:
+    if accepts(old, new):
+        return []
+    if isinstance(old, Structure) or isinstance(new, Structure):
+        if not (isinstance(old, Structure) and isinstance(new, Structure)):
+            return [_structure_change(path, describe(old), describe(new))]
+        if not _same_layout(old, new):
+            return [_structure_change(path, describe(old), describe(new))]
+        new_children = dict(new.children)
+        general_children = dict(general.children) if isinstance(general, Structure) else {}
+        found = []
+        for suffix, old_child in old.children:
+            new_child = new_children[suffix]
+            general_child = general_children.get(suffix, new_child)
+            found.extend(_diff(path + suffix, old_child, new_child, general_child))
+        return found
+    return [_leaf_change(path, old, new, general)]
+
+
+def _leaf_change(path: str, old: Node, new: Node, general: Node) -> Change:
+    before, after = describe(old), describe(new)
+    if isinstance(old, PythonValue) or isinstance(new, PythonValue):
+        return _python_value_change(path, old, new, before, after)
+    if isinstance(old, TensorLeaf) and isinstance(new, TensorLeaf) and old.kind == new.kind:
+        if old.dtype != new.dtype:
+            return _dtype_change(path, old, new)
+        if not _shape_accepts(old.shape, new.shape):
+            return _shape_change(path, old, new, general)
+        return _kind_of_value_change(path, _spec_text(old), _spec_text(new))
+    if isinstance(old, ObjectRef) and isinstance(new, ObjectRef):
+        return _object_change(path, before, after)
+    return _kind_of_value_change(path, before, after)
+
+
+# Descriptions for the reader ---------------------------------------------------------
+
+_KIND_NAMES = {
+    DENSE: "tensor",
+    VARIABLE: "Variable",
+    RAGGED: "RaggedTensor",
+    SPARSE: "SparseTensor",
+}
+
+
+def describe(node: Node) -> str:
+    """A short phrase for a value: "a float32 tensor of shape (2, 3)", "0.5", "a list of 2"."""
+    if isinstance(node, PythonValue):
+        return repr(node.value)
+    if isinstance(node, ObjectRef):
+        return node.description
+    if isinstance(node, OtherLeaf):
+        return node.text
+    if isinstance(node, Structure):
+        return _structure_label(node)
+    kind = _KIND_NAMES.get(node.kind, node.kind)
+    return f"{article(node.dtype)} {node.dtype} {kind} of shape {shape_text(node.shape)}"
+
+
+def _structure_label(node: Structure) -> str:
+    suffixes = [suffix for suffix, _ in node.children]
+    if node.container in ("list", "tuple"):
+        return f"a {node.container} of {len(suffixes)}"
+    if node.container == "dict":
+        keys = ", ".join(suffix[1:-1] for suffix in suffixes)  # "['ids']" -> "'ids'"
+        return f"a dict with keys {keys}" if suffixes else "an empty dict"
+    fields = ", ".join(suffix.removeprefix(".") for suffix in suffixes)
+    return f"{article(node.type_name)} {node.type_name}({fields})"
+
+
+def _spec_text(node: TensorLeaf) -> str:
+    """A tensor-like value with the fields that may differ besides shape and dtype."""
+    extra = list(node.details)
+    if node.ragged_rank is not None:
+        extra.insert(0, ("ragged_rank", str(node.ragged_rank)))
+    fields = ", ".join(f"{name}={value}" for name, value in extra)
+    return f"{describe(node)}{f' ({fields})' if fields else ''}"
+
+
+def shape_text(shape) -> str:
+    return "(unknown rank)" if shape is None else str(tuple(shape))
+
+
+def _rank(shape) -> str:
+    return "unknown" if shape is None else str(len(shape))
+
+
+def article(word: str) -> str:
+    """'a' or 'an' before a dtype or type name ("an int32", "a uint8", "a float32")."""
+    return "an" if word[:1].lower() in "aeio" else "a"
+
+
+# The advice for each kind of change -----------------------------------------------
+
+
+def _shape_change(path: str, old: TensorLeaf, new: TensorLeaf, general: Node) -> Change:
+    before, after = shape_text(old.shape), shape_text(new.shape)
+    if old.shape is None or new.shape is None or len(old.shape) != len(new.shape):
+        subkind = "rank"
+        what = f"rank changed from {_rank(old.shape)} to {_rank(new.shape)}"
+        fix = (
+            f"If the rank varies by design, give `{path}` the spec {spec(new, None)} in "
+            "input_signature (any rank, one trace) or use reduce_retracing=True; otherwise "
+            "keep the rank fixed (reshape or add the missing axis before the call)."
+        )
+    else:
+        subkind = "dimension"
+        pairs = list(zip(old.shape, new.shape, strict=True))
+        changed = [i for i, (a, b) in enumerate(pairs) if a != b]
+        what = ", ".join(f"dimension {i}: {pairs[i][0]} -> {pairs[i][1]}" for i in changed)
+        relaxed = [None if i in changed else size for i, size in enumerate(new.shape)]
+        fix = (
+            f"If that size varies by design, declare it None: give `{path}` the spec "
+            f"{spec(new, relaxed)} in input_signature, "
+            "or use reduce_retracing=True; otherwise pad or bucket inputs to a few sizes."
+        )
+    if isinstance(general, TensorLeaf) and general.shape != new.shape:
+        fix = (
+            f"reduce_retracing made this trace general ({shape_text(general.shape)}), so "
+            "later calls that differ only there reuse it."
+        )
+    advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
+    return Change(path, "shape", before, after, advice, subkind)
+
+
+def spec(node: TensorLeaf, shape) -> str:
+    """The spec that accepts this kind of value with ``shape``, as code to paste."""
+    dtype = f"tf.{node.dtype}"
+    if node.kind == RAGGED:
+        return f"tf.RaggedTensorSpec(shape={shape}, dtype={dtype}, ragged_rank={node.ragged_rank})"
+    if node.kind == SPARSE:
+        return f"tf.SparseTensorSpec(shape={shape}, dtype={dtype})"
+    if node.kind == DENSE:
+        return f"tf.TensorSpec(shape={shape}, dtype={dtype})"
+    spec_name = _KIND_NAMES.get(node.kind, node.kind) + "Spec"
+    return f"{article(spec_name)} {spec_name} with shape {shape} and dtype {dtype}"
+
+
+def _dtype_change(path: str, old: TensorLeaf, new: TensorLeaf) -> Change:
+    before, after = old.dtype, new.dtype
+    advice = (
+        f"argument `{path}` changed dtype from {before} to {after}. Each dtype needs its own "
+        f"graph: cast before the call, e.g. tf.cast({path.split('[')[0]}, tf.{before}), or "
+        f"make the producer emit {before}."
+    )
+    return Change(path, "dtype", before, after, advice, "dtype")
+
+
+def _python_value_change(path: str, old: Node, new: Node, before: str, after: str) -> Change:
+    if isinstance(old, PythonValue) and isinstance(new, PythonValue):
+        subkind = "value"
+        what = (
+            f"is a Python {type(new.value).__name__} whose value changed from {before} to {after}"
+        )
+        fix = (
+            "Every new Python value is a new trace: if it varies, pass it as a tensor "
+            f"(tf.constant({after})); if it takes a few fixed values, expect one trace each."
+        )
+    elif isinstance(new, PythonValue):
+        subkind = "became-python"
+        what = f"was {before} and is now the Python value {after}"
+        fix = f"Pass a tensor every time (tf.constant({after})), not a Python value."
+    else:
+        subkind = "was-python"
+        what = f"was the Python value {before} and is now {after}"
+        fix = "Pass the same kind of value every time; a tensor if the value changes."
+    return Change(path, "python-value", before, after, f"argument `{path}` {what}. {fix}", subkind)
+
+
+def _object_change(path: str, before: str, after: str) -> Change:
+    if path == "self":
+        advice = (
+            f"this is a method and `self` is a new object ({after}, not {before}): each "
+            "instance keeps its own traces, so every new instance traces again. Create the "
+            "object once and reuse it."
+        )
+        return Change(path, "object", before, after, advice, "self")
+    advice = (
+        f"argument `{path}` is a different object ({after}, not {before}). Objects "
+        "are matched by identity (or by __eq__ and __hash__ if the class defines them), "
+        "and a collected object never matches again. Reuse one object, or pass the "
+        "values it carries as tensors."
+    )
+    return Change(path, "object", before, after, advice, "object")
+
+
+def _structure_change(path: str, before: str, after: str) -> Change:
+    advice = (
+        f"argument `{path}` changed structure from {before} to {after}. Each container "
+        "type, length and set of keys is a new trace: keep the structure fixed, or pass "
+        "one stacked tensor (or a tf.RaggedTensor) instead of a varying container."
+    )
+    return Change(path, "structure", before, after, advice, "container")
+
+
+def _kind_of_value_change(path: str, before: str, after: str) -> Change:
+    advice = (
+        f"argument `{path}` was {before} and is now {after}. Pass the same kind of "
+        "value on every call."
+    )
+    return Change(path, "structure", before, after, advice, "kind-of-value")
+
+
+def _new_argument(path: str, before: str | None, after: str | None) -> Change:
+    if before is None:
+        advice = (
+            f"argument `{path}` was not passed to the closest earlier trace and is now "
+            f"{after}. Pass the same arguments on every call (a fixed value, or rely on a "
+            "default)."
+        )
+        return Change(path, "new-argument", "not passed", after, advice, "passed")
+    advice = (
+        f"argument `{path}` was passed to the closest earlier trace ({before}) and is "
+        "not passed now. Pass the same arguments on every call."
+    )
+    return Change(path, "new-argument", before, "not passed", advice, "not-passed")
+
+
+# The calling context ---------------------------------------------------------------
+
+
+def _context_change(old: CallContext, new: CallContext) -> Change:
+    if old.scope != new.scope:
+        before, after = SCOPE_TEXTS.get(old.scope, old.scope), SCOPE_TEXTS.get(new.scope, new.scope)
+        advice = (
+            "the same arguments, but the first trace created tf.Variables, so TensorFlow "
+            "traced once more with variable creation turned off. This happens once per "
+            "function that creates variables; create them outside the function to avoid it."
+        )
+        return Change(None, "context", before, after, advice, "variable-creation")
+    if old.graph is not new.graph:
+        before, after = _graph_texts(old.graph, new.graph)
+        advice = (
+            f"the same arguments, but called {after} instead of {before}. Each calling "
+            "context has its own traces; call the function from one context."
+        )
+        return Change(None, "context", before, after, advice, "graph")
+    if old.saving != new.saving:
+        return _saving_change(old.saving)
+    before, after = _field_texts(old, new)
+    advice = (
+        f"the same arguments, but called {after} instead of {before}. Each calling context "
+        "has its own traces; call the function from one context."
+    )
+    return Change(None, "context", before, after, advice, "other")
+
+
+def _graph_texts(old, new) -> tuple[str, str]:
+    # Inside a tf.function TensorFlow lifts the context to the eager one: same traces.
+    eager = "eagerly (or from a tf.function)"
+    if old is not None and new is not None:
+        return "in one tf.Graph (graph mode)", "in another tf.Graph (graph mode)"
+    graph = "in a tf.Graph (graph mode)"
+    return (eager, graph) if old is None else (graph, eager)
+
+
+def _saving_change(saved_before: bool) -> Change:
+    saving, calling = "while saving (tf.saved_model.save)", "in a normal call"
+    if saved_before:
+        advice = (
+            "the same arguments, but the closest earlier trace was made by "
+            "tf.saved_model.save, which traces under its own save options; a normal call "
+            "needs its own trace, once."
+        )
+        return Change(None, "context", saving, calling, advice, "saving")
+    advice = (
+        "the same arguments, but called by tf.saved_model.save, which traces every "
+        "function again under its save options. This happens once per function each "
+        "time the model is saved; later calls keep using their own traces."
+    )
+    return Change(None, "context", calling, saving, advice, "saving")
+
+
+def _field_texts(old: CallContext, new: CallContext) -> tuple[str, str]:
+    old_fields, new_fields = dict(old.fields), dict(new.fields)
+    names = [
+        n for n in {**old_fields, **new_fields} if not _equal(old_fields.get(n), new_fields.get(n))
+    ]
+    return (
+        ", ".join(f"{name}={old_fields.get(name)!r}" for name in names),
+        ", ".join(f"{name}={new_fields.get(name)!r}" for name in names),
+    )

@@ -1,0 +1,99 @@
+"""What one trace was made for, described without TensorFlow.
+
+TensorFlow keys its traces on "trace types" (private classes that move between releases).
+``tf_retracing._internals`` turns them into the plain dataclasses below, and everything
+that compares traces and writes explanations (``tf_retracing.comparison``) works on these
+alone, so it can be tested without TensorFlow and survives a TensorFlow that renames its
+classes. This module must never import TensorFlow.
+
+A description is a tree: each argument is a ``Node``, either a leaf (a tensor-like value,
+a Python value, an object matched by identity, or anything else TensorFlow keys on) or a
+``Structure`` (a list, tuple, dict, namedtuple or attrs class) with named children.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+# TensorLeaf.kind for the kinds of tensor the explainer gives specific advice for.
+DENSE, VARIABLE, RAGGED, SPARSE = "dense", "variable", "ragged", "sparse"
+
+# CallContext.scope: the two passes of a first call that creates tf.Variables.
+VARIABLE_CREATION, NO_VARIABLE_CREATION = "variable-creation", "no-variable-creation"
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorLeaf:
+    """A tensor, variable, ragged or sparse tensor (or another value with shape and dtype).
+
+    The spec's ``name`` is kept for display only: TensorFlow's own specs carry argument
+    names (``tf.saved_model.save`` traces with them), which are not what a reader changed.
+    """
+
+    kind: str  # DENSE, VARIABLE, RAGGED, SPARSE, or another spec's type name
+    dtype: str  # e.g. "float32"
+    shape: tuple[int | None, ...] | None  # None: unknown rank; None in it: any size
+    ragged_rank: int | None = None  # RAGGED only
+    details: tuple[tuple[str, str], ...] = ()  # further fields the spec is keyed on
+    name: str | None = dataclasses.field(default=None, compare=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class PythonValue:
+    """A Python value TensorFlow keys on by value (a number, string, bool, None...)."""
+
+    value: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ObjectRef:
+    """An object TensorFlow keys on by identity (or by its own ``__eq__``)."""
+
+    description: str  # e.g. "Config object at 0x7f3a...", taken while the object lived
+    ref: Callable[[], object]  # returns the object, or None once it was collected
+
+
+@dataclasses.dataclass(frozen=True)
+class OtherLeaf:
+    """Anything else TensorFlow keys on (a dataset spec, a custom trace type)."""
+
+    type_name: str  # shown when the kind of value changes
+    text: str  # what it was, for the reader
+    key: object  # compared with ``==`` to decide whether two of them match
+
+
+@dataclasses.dataclass(frozen=True)
+class Structure:
+    """A container; each child has the path suffix that reaches it (``[0]``, ``['ids']``)."""
+
+    container: str  # "list", "tuple", "dict", "namedtuple" or "attrs"
+    type_name: str  # the class name of a namedtuple or attrs class, else ``container``
+    children: tuple[tuple[str, Node], ...]
+
+
+Node = TensorLeaf | PythonValue | ObjectRef | OtherLeaf | Structure
+
+
+@dataclasses.dataclass(frozen=True)
+class CallContext:
+    """Where a call was made from, as far as TensorFlow keys traces on it."""
+
+    scope: str  # VARIABLE_CREATION, NO_VARIABLE_CREATION (or another name)
+    graph: object = None  # the graph called from (compared by identity); None: eagerly
+    saving: bool = False  # called by tf.saved_model.save, which traces under a save policy
+    fields: tuple[tuple[str, object], ...] = ()  # other fields, compared with ``==``
+
+
+@dataclasses.dataclass
+class TraceDescription:
+    """One trace: its arguments as called, as traced (generalised), and its context.
+
+    ``call`` and ``traced`` map an argument's display name (``x``, ``args[2]``) to its
+    description. With ``reduce_retracing`` the traced form may be more general than the
+    call (a ``None`` dimension); otherwise the two are the same.
+    """
+
+    call: dict[str, Node]
+    traced: dict[str, Node]
+    context: CallContext
