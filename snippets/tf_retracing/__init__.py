@@ -30,9 +30,20 @@ class UnsupportedTensorFlowWarning(UserWarning):
     """The installed TensorFlow is outside the range the explainer was tested on."""
 
 
-# The names whose first use imports TensorFlow (and runs the version gate once).
+# The names whose first use imports TensorFlow (and runs the version gate once): those the
+# explainer module provides (or its trace-counting fallback stands in for), and the rest.
+_EXPLAINER_NAMES = (
+    "WatchedFunction",
+    "explain_retracing",
+    "guard_retracing",
+    "report",
+    "report_data",
+    "tracing_budget",
+    "watch_every_tf_function",
+)
 _TENSORFLOW_NAMES = frozenset(
     {
+        *_EXPLAINER_NAMES,
         "CAUSES",
         "Cause",
         "EXPLAINER_UNAVAILABLE",
@@ -42,16 +53,18 @@ _TENSORFLOW_NAMES = frozenset(
         "ServingFallbackWarning",
         "SharedGraphPredictor",
         "UnsharableModelError",
-        "WatchedFunction",
         "architecture_key",
-        "explain_retracing",
-        "guard_retracing",
-        "report",
-        "report_data",
-        "tracing_budget",
-        "watch_every_tf_function",
     }
 )
+
+
+def _warn_unsupported(problem: str, stacklevel: int) -> None:
+    warnings.warn(
+        f"tf_retracing: {problem}; explain_retracing will count traces "
+        "but not say why they happened",
+        UnsupportedTensorFlowWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def _tensorflow_minor(version: str) -> tuple[int, int] | None:
@@ -98,12 +111,7 @@ def _installed_range_problem() -> str | None:
 
 _INSTALLED_RANGE_PROBLEM = _installed_range_problem()
 if _INSTALLED_RANGE_PROBLEM is not None:
-    warnings.warn(
-        f"tf_retracing: {_INSTALLED_RANGE_PROBLEM}; explain_retracing will count traces "
-        "but not say why they happened",
-        UnsupportedTensorFlowWarning,
-        stacklevel=2,
-    )
+    _warn_unsupported(_INSTALLED_RANGE_PROBLEM, stacklevel=2)
 
 
 def _load_tensorflow_tools() -> dict[str, object]:
@@ -140,25 +148,13 @@ def _load_tensorflow_tools() -> dict[str, object]:
     if unavailable is None:
         from tf_retracing import explainer
 
-        for name in (
-            "WatchedFunction",
-            "explain_retracing",
-            "guard_retracing",
-            "report",
-            "report_data",
-            "tracing_budget",
-            "watch_every_tf_function",
-        ):
+        for name in _EXPLAINER_NAMES:
             tools[name] = getattr(explainer, name)
         return tools
 
     if unavailable != _INSTALLED_RANGE_PROBLEM:  # that one was said at import already
-        warnings.warn(
-            f"tf_retracing: {unavailable}; explain_retracing will count traces "
-            "but not say why they happened",
-            UnsupportedTensorFlowWarning,
-            stacklevel=4,  # _load_tensorflow_tools <- __getattr__ <- the user's import or use
-        )
+        # _load_tensorflow_tools <- __getattr__ <- the user's import or use
+        _warn_unsupported(unavailable, stacklevel=4)
     from tf_retracing._counting import CountingFunction, make_explain_retracing, tracing_budget
 
     def _needs_the_explainer(*args, **kwargs):
@@ -197,25 +193,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | _TENSORFLOW_NAMES)
 
 
-__all__ = [
-    "CAUSES",
-    "EXPLAINER_UNAVAILABLE",
-    "KINDS",
-    "SUPPORTED_TENSORFLOW",
-    "Cause",
-    "RetraceReason",
-    "RetracingBudgetExceeded",
-    "ServingFallbackWarning",
-    "SharedGraphPredictor",
-    "UnsharableModelError",
-    "UnsupportedTensorFlowWarning",
-    "WatchedFunction",
-    "__version__",
-    "architecture_key",
-    "explain_retracing",
-    "guard_retracing",
-    "report",
-    "report_data",
-    "tracing_budget",
-    "watch_every_tf_function",
-]
+__all__ = sorted(
+    _TENSORFLOW_NAMES | {"SUPPORTED_TENSORFLOW", "UnsupportedTensorFlowWarning", "__version__"}
+)

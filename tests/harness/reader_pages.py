@@ -41,11 +41,11 @@ def page_jobs(pages: list[Path], workdir: Path) -> list[dict]:
         except HarnessError as error:
             out.write_text(json.dumps({"error": str(error), "blocks": []}), encoding="utf-8")
             continue
-        jobs.append({"name": str(page), "out": str(out), "blocks": [_job_block(b) for b in blocks]})
+        jobs.append({"name": str(page), "out": str(out), "blocks": [job_block(b) for b in blocks]})
     return jobs
 
 
-def _job_block(block) -> dict:
+def job_block(block) -> dict:
     return {
         "code": block.code,
         "filename": f"{block.page} [block {block.index}]",
