@@ -1,66 +1,75 @@
-"""Shared fixtures: every page run once in a reader's environment, and the built site."""
+"""Shared fixtures: every page run once in a reader's environment, and the built site;
+each is made once per session, in the background, and shared by pytest-xdist's workers."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import signal
-import subprocess
+import shutil
 import sys
-import time
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from tests.harness.background import BackgroundJob, stop_all
 from tests.harness.codeblocks import ROOT, documented_pages
-from tests.harness.processes import run_page_in_subprocess, start_site_build
+from tests.harness.processes import build_command, build_environment, run_page_in_subprocess
 from tests.harness.reader_pages import results_file
 
 MKDOCS_WARNING = re.compile(r"^WARNING\s+-\s")
 PAGE_TIMEOUT_SECONDS = 900
+SITE_BUILD_TIMEOUT_SECONDS = 900
+
+
+SHARED_FOLDER_VARIABLE = "TF_RETRACING_TEST_SHARED"
+
+
+def pytest_configure(config):
+    """The session's main process makes the folder its workers share (pytest-xdist starts
+    them after this, with this environment); without xdist it is the only process."""
+    if not hasattr(config, "workerinput"):
+        os.environ[SHARED_FOLDER_VARIABLE] = tempfile.mkdtemp(prefix="tf-retracing-tests-")
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):
+        shared = Path(os.environ.pop(SHARED_FOLDER_VARIABLE))
+        stop_all(shared)
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def shared_folder(name: str) -> Path:
+    return Path(os.environ[SHARED_FOLDER_VARIABLE]) / name
 
 
 class PageRuns:
     """Every page of the site, run once each in a reader's environment (the locked
     third-party packages and the wheel, no repository folder: tests.harness.reader_pages),
-    by one background process started at first use.
+    by one background job that the first worker to need it starts.
 
     A page outside the site (a test's temporary page) runs in a plain fresh interpreter.
     """
 
-    def __init__(self, pages: list[Path], workdir: Path):
+    def __init__(self, pages: list[Path], job: BackgroundJob):
         self._pages = pages
-        self._workdir = workdir
-        self._log = workdir / "reader-pages.log"
-        self._process: subprocess.Popen | None = None
+        self._job = job
+        self._workdir = job.folder / "pages"
+
+    @classmethod
+    def shared(cls, pages: list[Path]) -> PageRuns:
+        folder = shared_folder("reader-pages")
+        command = [sys.executable, "-m", "tests.harness.reader_pages", str(folder / "pages")]
+        return cls(pages, BackgroundJob(folder, command + [str(page) for page in pages], ROOT))
 
     def start(self) -> None:
-        if self._process is not None:
-            return
-        with self._log.open("w", encoding="utf-8") as log:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", "tests.harness.reader_pages", str(self._workdir)]
-                + [str(page) for page in self._pages],
-                cwd=ROOT,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # close() stops the runner and its pages too
-            )
+        self._workdir.mkdir(parents=True, exist_ok=True)
+        self._job.start()
 
     def _wait_for(self, path: Path) -> Path:
         self.start()
-        deadline = time.monotonic() + PAGE_TIMEOUT_SECONDS
-        while not path.exists():
-            if self._process.poll() is not None and not path.exists():
-                log = self._log.read_text(encoding="utf-8")[-4000:]
-                status = self._process.returncode
-                raise RuntimeError(f"running the pages stopped ({status}):\n{log}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{path.name} was not written in {PAGE_TIMEOUT_SECONDS} s")
-            time.sleep(0.1)
-        return path
+        return self._job.wait_for(path, PAGE_TIMEOUT_SECONDS)
 
     def results(self, page: Path) -> dict:
         if page not in self._pages:
@@ -76,51 +85,44 @@ class PageRuns:
         """The wheel installed in the reader environment."""
         return Path(self._wait_for(self._workdir / "wheel.txt").read_text(encoding="utf-8"))
 
-    def close(self) -> None:
-        if self._process is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._process.pid, signal.SIGKILL)
-
 
 @pytest.fixture(scope="session")
-def page_runs(request, tmp_path_factory):
-    runs = PageRuns(documented_pages(), tmp_path_factory.mktemp("pages"))
-    request.addfinalizer(runs.close)
-    return runs
+def page_runs():
+    return PageRuns.shared(documented_pages())
 
 
 class SiteBuild:
-    """The real site, built once with --strict in the background from the session's start.
+    """The real site, built once with --strict in the background from the session's start,
+    by the first worker to need it.
 
     ``TEST_SITE_DIR`` keeps it in that folder (relative to the repository) instead of a
     temporary one: the pull-request checks upload it as the preview, so that CI builds
     and link-checks the site once, inside the test suite.
     """
 
-    def __init__(self, workdir: Path):
+    def __init__(self):
+        folder = shared_folder("site-build")
         kept = os.environ.get("TEST_SITE_DIR")
-        self.site_dir = ROOT / kept if kept else workdir / "site"
-        self._log = workdir / "build.log"
-        self._proc: subprocess.Popen | None = None
+        self.site_dir = ROOT / kept if kept else folder / "site"
+        command = build_command(ROOT / "mkdocs.yml", self.site_dir)
+        self._job = BackgroundJob(folder, command, ROOT, build_environment())
 
     def start(self) -> None:
-        if self._proc is None:
-            self._proc = start_site_build(ROOT / "mkdocs.yml", self.site_dir, self._log)
+        self._job.start()
 
     def wait(self) -> Path:
-        self.start()
-        self._proc.wait(timeout=900)
-        stderr = self._log.read_text(encoding="utf-8")
-        assert self._proc.returncode == 0, f"mkdocs build --strict failed:\n{stderr}"
+        status = self._job.wait(timeout=SITE_BUILD_TIMEOUT_SECONDS)
+        log = self._job.log.read_text(encoding="utf-8", errors="replace")
+        assert status == 0, f"mkdocs build --strict failed:\n{log}"
         # MkDocs' own warnings; notebook kernels also write TensorFlow's C++ log lines here.
-        warnings = [line for line in stderr.splitlines() if MKDOCS_WARNING.match(line)]
+        warnings = [line for line in log.splitlines() if MKDOCS_WARNING.match(line)]
         assert not warnings, "\n".join(warnings)
         return self.site_dir
 
 
 @pytest.fixture(scope="session")
-def site_build(tmp_path_factory) -> SiteBuild:
-    return SiteBuild(tmp_path_factory.mktemp("site-build"))
+def site_build() -> SiteBuild:
+    return SiteBuild()
 
 
 @pytest.fixture(scope="session")

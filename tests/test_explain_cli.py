@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -154,12 +156,21 @@ OPTION_CASES = {
 }
 
 
+@functools.cache
+def _plain_retracing_run(script_args: tuple[str, ...]) -> subprocess.CompletedProcess:
+    """The retracing script under plain Python, run once per argument list: several cases
+    share an argument list, and each run starts TensorFlow."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "script.py").write_text(RETRACING)
+        return _run(["script.py", *script_args], folder)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(OPTION_CASES))
 def test_explain_options_against_plain_python(name, tmp_path):
     options, script_args, status, stdout, counts, writes_json = OPTION_CASES[name]
     (tmp_path / "script.py").write_text(RETRACING)
-    plain = _run(["script.py", *script_args], tmp_path)
+    plain = _plain_retracing_run(tuple(script_args))
     assert plain.returncode == 0 and plain.stdout == f"served {script_args}\n"
     watched = _run(["-m", "tf_retracing.explain", *options, "script.py", *script_args], tmp_path)
     stderr = _without_tf_logs(watched.stderr)
@@ -227,3 +238,18 @@ def test_options_without_a_script_and_help(capsys):
     assert main(["--help"]) == 0
     help_text = capsys.readouterr().out
     assert "--guard log|raise" in help_text and "schema_version 1" in help_text
+
+
+def test_help_bad_options_and_a_missing_script_answer_without_tensorflow(tmp_path):
+    # Only running a script needs TensorFlow; these answer before its start-up cost.
+    probe = textwrap.dedent(
+        """
+        import contextlib, io, sys
+        from tf_retracing.explain import main
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            statuses = [main(["--help"]), main(["--guard", "maybe", "x.py"]), main(["x.py"])]
+        print(statuses, "tensorflow" in sys.modules)
+        """
+    )
+    done = _run(["-c", probe], tmp_path)
+    assert done.stdout == "[0, 2, 2] False\n", done.stderr

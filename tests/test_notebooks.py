@@ -53,7 +53,7 @@ def test_dynamic_shapes_lab_reports_bounded_traces(built_site):
 
 
 def test_a_raising_cell_fails_the_build(tmp_path):
-    copy_site_sources(tmp_path)
+    copy_site_sources(tmp_path, execute_notebooks=True)
     notebook = tmp_path / "docs" / "notebooks" / NOTEBOOKS[0].name
     content = load(notebook)
     failing = {

@@ -391,13 +391,13 @@ def test_checks_run_the_readme_test_command_once_and_upload_the_site_it_built():
     assert upload["with"]["path"].rstrip("/") == kept
 
 
-def test_the_suite_keeps_its_built_site_where_told(tmp_path, monkeypatch):
-    from tests.conftest import SiteBuild
+def test_the_suite_keeps_its_built_site_where_told(monkeypatch):
+    from tests.conftest import SiteBuild, shared_folder
 
     monkeypatch.setenv("TEST_SITE_DIR", "site")
-    assert SiteBuild(tmp_path).site_dir == ROOT / "site"
+    assert SiteBuild().site_dir == ROOT / "site"
     monkeypatch.delenv("TEST_SITE_DIR")
-    assert SiteBuild(tmp_path).site_dir == tmp_path / "site"
+    assert SiteBuild().site_dir == shared_folder("site-build") / "site"
 
 
 # --- Dependabot -----------------------------------------------------------------------

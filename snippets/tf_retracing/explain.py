@@ -29,9 +29,10 @@ import tempfile
 import threading
 import traceback
 
-import tensorflow as tf
-
+# TensorFlow is imported by the run, not here: --help, a bad option or a missing script
+# answers at once instead of after TensorFlow's few seconds of start-up.
 import tf_retracing
+from tf_retracing.explainer_types import REPORT_SCHEMA_VERSION
 
 PROG = "python -m tf_retracing.explain"
 USAGE = f"usage: {PROG} [--guard log|raise] [--warmup N] [--json PATH] [--] script.py [args ...]"
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     if argv[0] in ("-h", "--help"):
-        print(HELP.replace("{version}", str(_schema_version())))
+        print(HELP.replace("{version}", str(REPORT_SCHEMA_VERSION)))
         return 0
     try:
         options = parse_options(argv)
@@ -198,16 +199,12 @@ def _print_report(script: str, watches: list, guard) -> None:
         )
 
 
-def _schema_version() -> int:
-    from tf_retracing.explainer import REPORT_SCHEMA_VERSION
-
-    return REPORT_SCHEMA_VERSION
-
-
 def _json_report(options: Options, status: int, watches: list | None, guard) -> dict:
     """Everything in the printed report, plus what ran where, as plain data."""
+    import tensorflow as tf  # already imported: the run needed it
+
     if watches is None:  # the explainer is unavailable on this TensorFlow
-        data = {"schema_version": _schema_version(), "functions": []}
+        data = {"schema_version": REPORT_SCHEMA_VERSION, "functions": []}
     else:
         data = tf_retracing.report_data(watches)
     return {

@@ -64,6 +64,7 @@ from tf_retracing._internals import (
 )
 from tf_retracing.explainer_types import (
     KINDS,
+    REPORT_SCHEMA_VERSION,
     REPORT_URL,
     RetraceReason,
     RetracingBudgetExceeded,
@@ -612,9 +613,6 @@ def watch_every_tf_function() -> Iterator[list]:
     finally:
         tf.function = _ORIGINAL_TF_FUNCTION
         _SESSION_ACTIVE = False
-
-
-REPORT_SCHEMA_VERSION = 1  # of report_data(); raise it when a field changes meaning
 
 
 @dataclasses.dataclass

@@ -14,6 +14,8 @@ KINDS = (
     "context",
     "unknown",
 )
+# Of report_data() and the explain command's JSON; raise it when a field changes meaning.
+REPORT_SCHEMA_VERSION = 1
 REPORT_URL = "https://github.com/tf-retracing-guide/tf-retracing-guide/issues"
 # The hosted guide (mkdocs.yml's site_url; a test keeps the two equal) and the page whose
 # sections, one per cause identifier, explain each cause and its fixes.

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from tests.harness.codeblocks import ROOT
 
+EXECUTE_NOTEBOOKS = "execute: true"  # mkdocs-jupyter's setting, as mkdocs.yml writes it
+
 
 def run_page_in_subprocess(page: Path) -> dict:
     """Run one page's blocks in a fresh interpreter and return its JSON results."""
@@ -61,23 +63,11 @@ def build_site(config: Path, site_dir: Path) -> subprocess.CompletedProcess:
     )
 
 
-def start_site_build(config: Path, site_dir: Path, log: Path) -> subprocess.Popen:
-    """The same build as build_site, started without waiting; its log goes to `log`."""
-    with log.open("w", encoding="utf-8") as stream:
-        return subprocess.Popen(
-            build_command(config, site_dir),
-            cwd=config.parent,
-            env=build_environment(),
-            stdout=subprocess.DEVNULL,
-            stderr=stream,
-        )
-
-
-def copy_site_sources(destination: Path) -> Path:
+def copy_site_sources(destination: Path, execute_notebooks: bool = False) -> Path:
     """A throwaway copy of what the build reads, to break without touching the real site.
 
-    The copy's notebooks keep their text but lose their code cells, so that a test build of
-    the copy does not spend half a minute executing them.
+    The copy's notebooks keep their text but lose their code cells, and are executed only
+    when `execute_notebooks` is set: a test build of the copy then spends no time on them.
     """
     for name in ("docs", "snippets", "benchmarks"):  # the build renders benchmarks/results
         shutil.copytree(
@@ -89,4 +79,9 @@ def copy_site_sources(destination: Path) -> Path:
         content = json.loads(notebook.read_text("utf-8"))
         content["cells"] = [c for c in content["cells"] if c["cell_type"] != "code"]
         notebook.write_text(json.dumps(content), "utf-8")
+    if not execute_notebooks:
+        config = destination / "mkdocs.yml"
+        text = config.read_text("utf-8")
+        assert text.count(EXECUTE_NOTEBOOKS) == 1, f"{EXECUTE_NOTEBOOKS!r} not in mkdocs.yml"
+        config.write_text(text.replace(EXECUTE_NOTEBOOKS, "execute: false"), "utf-8")
     return destination
