@@ -388,6 +388,10 @@ def check_loads_with_a_title_and_accessibly(path: str, page: Page) -> None:
 
 def check_accessible_in_the_dark_scheme(path: str, page: Page) -> None:
     page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'", timeout=5_000)
+    # The theme fades colours in; measured mid-fade, a tab's text is neither scheme's.
+    page.wait_for_function(
+        "document.getAnimations().every(a => a.playState !== 'running')", timeout=5_000
+    )
     violations = blocking_violations(page, COLOUR_RULES)
     assert not violations, f"{path} (dark): accessibility violations:\n" + "\n".join(violations)
 
