@@ -358,6 +358,13 @@ def check_page_reads_on_a_phone(path: str, page: Page) -> None:
         assert not table["hidden"], f"{path}: headline figures out of view: {table}"
 
 
+def check_shows_no_start_up_log_and_no_tag_chips(path: str, page: Page) -> None:
+    text = page.locator("article").inner_text()
+    for noise in ("absl::InitializeLog", "cuInit", "cpu_feature_guard", "hide-output"):
+        assert noise not in text, f"{path} shows {noise!r}"
+    assert page.locator(".celltoolbar, .tags_button_container").count() == 0
+
+
 def check_loads_with_a_title_and_accessibly(path: str, page: Page) -> None:
     heading = page.locator("article h1").first
     assert heading.is_visible() and heading.inner_text().strip(), f"{path}: no visible title"
@@ -374,45 +381,6 @@ def check_accessible_in_the_dark_scheme(path: str, page: Page) -> None:
     )
     violations = blocking_violations(page, COLOUR_RULES)
     assert not violations, f"{path} (dark): accessibility violations:\n" + "\n".join(violations)
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_page_in_the_browser(path, browser, site_url, subtests):
-    """Every page as readers meet it: offline, titled and accessible; nothing wider than its
-    column at 1400 px, its plots loaded and no log noise; readable on a 390 px phone, plot
-    text included; accessible in the dark scheme.
-
-    The page is loaded once (a long page costs this machine 2-3 s of CPU to load) and then
-    changed as a reader changes it: the window narrowed to a phone's width, the system's
-    colour scheme switched to dark, which the site follows while open.
-    """
-    tab = PageVisit(browser, site_url)
-    try:
-        tab.page.set_viewport_size({"width": WIDE, "height": 900})
-        tab.open(path)
-        load_every_image(tab.page)
-        with subtests.test("loads with a title and accessibly"):
-            check_loads_with_a_title_and_accessibly(path, tab.page)
-        with subtests.test(f"nothing overflows its column at {WIDE} px"):
-            check_nothing_overflows_its_column(path, tab.page)
-        with subtests.test("benchmark plots load, with alt text"):
-            check_benchmark_plots_are_visible(path, tab.page)
-        with subtests.test("no start-up log and no notebook tag chips"):
-            check_shows_no_start_up_log_and_no_tag_chips(path, tab.page)
-        tab.page.set_viewport_size({"width": PHONE, "height": 900})
-        with subtests.test(f"reads on a {PHONE} px phone"):
-            check_page_reads_on_a_phone(path, tab.page)
-        with subtests.test(f"plot text readable at {PHONE} px"):
-            check_plot_text_is_readable(path, tab.page)
-        tab.page.set_viewport_size({"width": WIDE, "height": 900})
-        tab.page.emulate_media(color_scheme="dark")
-        with subtests.test("accessible in the dark scheme"):
-            check_accessible_in_the_dark_scheme(path, tab.page)
-        with subtests.test("offline and without errors throughout"):
-            assert not tab.outside_requests(), f"{path}: requests left 127.0.0.1"
-            assert not tab.errors, f"{path}: " + "\n".join(tab.errors)
-    finally:
-        tab.close()
 
 
 def smallest_text_px(svg: str, shown_width: float) -> float:
@@ -461,11 +429,43 @@ def check_plot_text_is_readable(path: str, page: Page) -> None:
         assert plot.get_attribute("alt") and "No description" not in plot.get_attribute("alt")
 
 
-def check_shows_no_start_up_log_and_no_tag_chips(path: str, page: Page) -> None:
-    text = page.locator("article").inner_text()
-    for noise in ("absl::InitializeLog", "cuInit", "cpu_feature_guard", "hide-output"):
-        assert noise not in text, f"{path} shows {noise!r}"
-    assert page.locator(".celltoolbar, .tags_button_container").count() == 0
+@pytest.mark.parametrize("path", PAGES)
+def test_page_in_the_browser(path, browser, site_url, subtests):
+    """Every page as readers meet it: offline, titled and accessible; nothing wider than its
+    column at 1400 px, its plots loaded and no log noise; readable on a 390 px phone, plot
+    text included; accessible in the dark scheme.
+
+    The page is loaded once (a long page costs this machine 2-3 s of CPU to load) and then
+    changed as a reader changes it: the window narrowed to a phone's width, the system's
+    colour scheme switched to dark, which the site follows while open.
+    """
+    tab = PageVisit(browser, site_url)
+    try:
+        tab.page.set_viewport_size({"width": WIDE, "height": 900})
+        tab.open(path)
+        load_every_image(tab.page)
+        with subtests.test("loads with a title and accessibly"):
+            check_loads_with_a_title_and_accessibly(path, tab.page)
+        with subtests.test(f"nothing overflows its column at {WIDE} px"):
+            check_nothing_overflows_its_column(path, tab.page)
+        with subtests.test("benchmark plots load, with alt text"):
+            check_benchmark_plots_are_visible(path, tab.page)
+        with subtests.test("no start-up log and no notebook tag chips"):
+            check_shows_no_start_up_log_and_no_tag_chips(path, tab.page)
+        tab.page.set_viewport_size({"width": PHONE, "height": 900})
+        with subtests.test(f"reads on a {PHONE} px phone"):
+            check_page_reads_on_a_phone(path, tab.page)
+        with subtests.test(f"plot text readable at {PHONE} px"):
+            check_plot_text_is_readable(path, tab.page)
+        tab.page.set_viewport_size({"width": WIDE, "height": 900})
+        tab.page.emulate_media(color_scheme="dark")
+        with subtests.test("accessible in the dark scheme"):
+            check_accessible_in_the_dark_scheme(path, tab.page)
+        with subtests.test("offline and without errors throughout"):
+            assert not tab.outside_requests(), f"{path}: requests left 127.0.0.1"
+            assert not tab.errors, f"{path}: " + "\n".join(tab.errors)
+    finally:
+        tab.close()
 
 
 @pytest.mark.parametrize("path", ["/", "/guide/retracing-warning/"])
