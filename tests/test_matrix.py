@@ -304,6 +304,46 @@ def test_the_measured_range_sentence_names_where_every_block_held(doc):
     assert render.measured_range_sentence(doc, "docs/other.md", "v.md") == ""
 
 
+def test_a_page_an_entry_cannot_run_is_recorded_as_needing_and_never_counted(doc):
+    from tests.matrix.runner import page_not_run
+
+    page = "docs/install.md"
+    blocks = doc["pages"][page]
+    doc["entries"][0]["pages"][page] = page_not_run(blocks, "tf-keras")  # TF 2.13 lacks it
+    assert validate(doc) == []
+    record = doc["entries"][0]["pages"][page]
+    assert {b["status"] for b in record["blocks"]} == {"not-applicable"}
+    assert record["blocks"][0]["error"] == "needs tf-keras, which this entry does not install"
+    # Neither clean nor failing there: the page did not run.
+    clean, other = render.clean_on(doc, page)
+    assert "tf2.13" not in clean + other
+    assert render.cell(doc["entries"][0], page) == (
+        "[needs tf-keras](#entry-tf2-13-docs-install-md)"
+    )
+    sentence = render.measured_range_sentence(doc, page, "../versions.md")
+    assert sentence.endswith(
+        "It needs tf-keras, which TF 2.13 do not install: the page was not run there."
+    )
+    assert "TF 2.13:" not in sentence.split("It needs")[0]
+
+
+def test_what_a_page_needs_must_be_text_and_no_other_field_is_accepted(doc):
+    record = doc["entries"][0]["pages"]["docs/install.md"]
+    record["needs"] = 3
+    assert validate(doc) == ["entries[0].pages.docs/install.md.needs: expected a string, found 3"]
+    record["needs"], record["skipped"] = "tf-keras", True
+    assert validate(doc) == ["entries[0].pages.docs/install.md.skipped: unknown field"]
+
+
+def test_the_keras_2_page_is_declared_to_need_tf_keras_which_one_entry_installs():
+    from tests.matrix.entries import PAGE_NEEDS
+
+    assert PAGE_NEEDS == {"docs/guide/keras-2.md": "tf-keras"}
+    assert (ROOT / "docs" / "guide" / "keras-2.md").is_file()
+    installing = [e.id for e in ENTRIES if any(r.startswith("tf-keras==") for r in e.extra)]
+    assert installing == ["tf2.21-tf-keras"]
+
+
 # --- the hooks ------------------------------------------------------------------------
 
 

@@ -146,10 +146,18 @@ def page_counts(entry: dict, page: str) -> dict[str, int]:
     return counts
 
 
+def needs(entry: dict, page: str) -> str:
+    """The distribution ``page`` needs and ``entry`` lacks ("" if the page ran there)."""
+    return entry["pages"].get(page, {}).get("needs", "")
+
+
 def clean_on(doc: dict, page: str) -> tuple[list[str], list[str]]:
-    """Entries where every block of ``page`` passed, and entries where some did not."""
+    """Entries where every block of ``page`` passed, and entries where some did not; an
+    entry that did not run the page for lack of what it needs is in neither."""
     clean, other = [], []
     for entry in doc["entries"]:
+        if needs(entry, page):
+            continue
         ok = entry["environment"]["status"] == "ok" and all(
             b["status"] in ("passed", "not-applicable")
             and b["error"] != "an earlier block on the page failed"
@@ -356,6 +364,12 @@ def measured_range_sentence(
     missing = (
         f" No environment could be created for {span(no_environment)}." if no_environment else ""
     )
+    lacking = [e for e in ran_entries(doc) if needs(e, page)]
+    if lacking:
+        missing += (
+            f" It needs {plain(needs(lacking[0], page))}, which {span([e['id'] for e in lacking])}"
+            " do not install: the page was not run there."
+        )
     if not other:
         return f"The {link} ran them on {span(clean)}: every block printed the same.{missing}"
     where = f"the same output on {span(clean)}" if clean else "no setup without a difference"
@@ -371,6 +385,8 @@ def measured_range_sentence(
 def cell(entry: dict, page: str) -> str:
     if entry["environment"]["status"] != "ok":
         return f"[no environment](#{anchor('entry', entry['id'])})"
+    if needs(entry, page):
+        return f"[needs {plain(needs(entry, page))}](#{anchor('entry', entry['id'], page)})"
     counts = page_counts(entry, page)
     parts = [f"{counts['passed']} pass"]
     for status in ("differs", "failed"):
@@ -455,6 +471,8 @@ def entry_details(entry: dict, doc: dict, page_link: Callable[[str], str | None]
         out.append(f"#### {label(entry_id)}: {plain(page)} {{#{anchor('entry', entry_id, page)}}}")
         out.append("")
         summary = ", ".join(f"{n} {STATUS_WORDS[s]}" for s, n in counts.items() if n)
+        if result.get("needs"):
+            summary = f"not run: it needs {plain(result['needs'])}, which this entry lacks"
         out.append(f"{name}: {summary}.")
         out.append("")
         if result["error"]:

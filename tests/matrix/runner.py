@@ -37,7 +37,13 @@ from packaging.requirements import Requirement
 
 from tests.harness.codeblocks import ROOT, DocBlock, documented_pages, output_mismatch, page_blocks
 from tests.matrix import schema
-from tests.matrix.entries import ENTRIES, Entry, InterpreterNotFound, interpreter
+from tests.matrix.entries import (
+    ENTRIES,
+    PAGE_NEEDS,
+    Entry,
+    InterpreterNotFound,
+    interpreter,
+)
 
 UV = ROOT / ".tools" / "bin" / "uv"
 LOCKS = Path(__file__).parent / "locks"
@@ -329,6 +335,13 @@ def run_page(python: Path, entry: Entry, work: Workspace, name: str) -> dict:
     return {"error": error, "blocks": results}
 
 
+def page_not_run(blocks: Sequence[DocBlock], needs: str) -> dict:
+    """The record of a page this entry cannot run: it lacks the distribution `needs`."""
+    reason = f"needs {needs}, which this entry does not install"
+    not_run = {"status": "not-applicable", "output": "", "error": reason}
+    return {"error": "", "needs": needs, "blocks": [dict(not_run) for _ in blocks]}
+
+
 def junit_summary(report: Path) -> dict:
     root = ET.parse(report).getroot()
     cases = root.iter("testcase")
@@ -511,15 +524,24 @@ def run_entry(
         f"import tf_retracing: {package_import['status']}"
     )
     names = list(work.pages)
-    pages: dict[str, dict] = {}
+    installed = {line.split("==")[0].lower().replace("_", "-") for line in record["installed"]}
+    pages: dict[str, dict] = {
+        name: page_not_run(work.pages[name], PAGE_NEEDS[name])
+        for name in names
+        if PAGE_NEEDS.get(name, "") and PAGE_NEEDS[name] not in installed
+    }
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_page, environment.python, entry, work, n): n for n in names}
+        futures = {
+            pool.submit(run_page, environment.python, entry, work, n): n
+            for n in names
+            if n not in pages
+        }
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             name = futures[future]
             pages[name] = future.result()
             counts = count_statuses(pages[name]["blocks"])
             summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no blocks"
-            progress(f"   page {done}/{len(names)} {name}: {summary}")
+            progress(f"   page {done}/{len(futures)} {name}: {summary}")
     record["pages"] = {name: pages[name] for name in names}
     if run_tests:
         progress("   package tests ...")

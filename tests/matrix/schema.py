@@ -98,7 +98,9 @@ def mapping_of(check: Check) -> Check:
     return inner
 
 
-def fields(spec: Mapping[str, Check]) -> Check:
+def fields(spec: Mapping[str, Check], optional: Mapping[str, Check] | None = None) -> Check:
+    optional = optional or {}
+
     def inner(value: Any, where: str, errors: list[str]) -> None:
         if not isinstance(value, dict):
             errors.append(f"{where}: expected an object")
@@ -108,14 +110,19 @@ def fields(spec: Mapping[str, Check]) -> Check:
                 errors.append(f"{where}.{key}: missing field")
             else:
                 check(value[key], f"{where}.{key}", errors)
-        for key in value.keys() - spec.keys():
+        for key, check in optional.items():
+            if key in value:
+                check(value[key], f"{where}.{key}", errors)
+        for key in value.keys() - spec.keys() - optional.keys():
             errors.append(f"{where}.{key}: unknown field")
 
     return inner
 
 
 BLOCK = fields({"status": one_of(*BLOCK_STATUSES), "output": text, "error": text})
-PAGE_RESULT = fields({"error": text, "blocks": list_of(BLOCK)})
+# "needs": the distribution the page requires and the entry does not install; the page
+# was not run there (tests/matrix/entries.py: PAGE_NEEDS).
+PAGE_RESULT = fields({"error": text, "blocks": list_of(BLOCK)}, optional={"needs": text})
 PROVENANCE = fields({"date": text, "commit": text, "command": text, "machine": text, "uv": text})
 VERSIONS = fields(
     {
