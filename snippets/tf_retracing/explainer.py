@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterator
 
 import tensorflow as tf
 
-from tf_retracing import _internals, comparison
+from tf_retracing import _EXPLAINER_NAMES, _internals, comparison
 from tf_retracing._internals import (
     ConcreteFunction,
     FunctionCache,
@@ -71,18 +71,8 @@ from tf_retracing.explainer_types import (
 )
 from tf_retracing.trace_description import TraceDescription
 
-__all__ = [
-    "KINDS",
-    "RetraceReason",
-    "RetracingBudgetExceeded",
-    "WatchedFunction",
-    "explain_retracing",
-    "guard_retracing",
-    "report",
-    "report_data",
-    "tracing_budget",
-    "watch_every_tf_function",
-]
+# The package's list of this module's tools (it re-exports them lazily), plus the types.
+__all__ = ["KINDS", "RetraceReason", "RetracingBudgetExceeded", *_EXPLAINER_NAMES]
 
 LOGGER = logging.getLogger("retrace")
 _TRACING_CODE = _internals.TRACING_CODE

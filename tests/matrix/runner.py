@@ -34,6 +34,7 @@ from importlib.metadata import version as installed_version
 from pathlib import Path
 
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from tests.harness.codeblocks import ROOT, DocBlock, documented_pages, output_mismatch, page_blocks
 from tests.matrix import schema
@@ -524,11 +525,11 @@ def run_entry(
         f"import tf_retracing: {package_import['status']}"
     )
     names = list(work.pages)
-    installed = {line.split("==")[0].lower().replace("_", "-") for line in record["installed"]}
+    installed = {canonicalize_name(line.split("==")[0]) for line in record["installed"]}
     pages: dict[str, dict] = {
         name: page_not_run(work.pages[name], PAGE_NEEDS[name])
         for name in names
-        if PAGE_NEEDS.get(name, "") and PAGE_NEEDS[name] not in installed
+        if name in PAGE_NEEDS and canonicalize_name(PAGE_NEEDS[name]) not in installed
     }
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {
