@@ -150,21 +150,99 @@ COLOUR_RULES = {
     "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
     "preload": False,
 }
+OTHER_RULES = {"rules": {rule: {"enabled": False} for rule in COLOUR_RULES["runOnly"]["values"]}}
+# axe's contrast rule finds each text's background from the elements drawn under it, which
+# on a page of highlighted code is three quarters of axe's time (thousands of tokens). Text
+# inside <pre> is drawn on its code block's own background, so CODE_TEXT_CONTRAST checks it
+# from computed styles instead, and axe's colour rules leave <pre> out.
+OUTSIDE_CODE = {"exclude": [["pre"]]}
 AXE_SCRIPT = Axe().axe_script
 
 
-def blocking_violations(page: Page, options: dict | None = None) -> list[str]:
-    """axe-core's serious and critical findings on the page as it is now."""
+def blocking_violations(
+    page: Page, options: dict | None = None, context: dict | None = None
+) -> list[str]:
+    """axe-core's serious and critical findings on the page (or ``context``) as it is now."""
     if not page.evaluate("typeof window.axe === 'object'"):  # once per loaded page
         page.evaluate(AXE_SCRIPT)
     found = page.evaluate(
-        "options => axe.run(document, options)", {"resultTypes": ["violations"], **(options or {})}
+        "([context, options]) => axe.run(context || document, options)",
+        [context, {"resultTypes": ["violations"], **(options or {})}],
     )
     return [
         f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
         for v in found["violations"]
         if v["impact"] in BLOCKING_IMPACTS
     ]
+
+
+# WCAG 2 contrast (what axe's color-contrast rule applies) of every element inside a <pre>
+# that holds text of its own: its colour, with its and its ancestors' opacity, over the
+# background its ancestors paint (semi-transparent layers blended down to the first opaque
+# one). A colour this cannot read, or a background image, is reported rather than passed.
+CODE_TEXT_CONTRAST = """() => {
+  const parse = text => {
+    const m = text.match(/^rgba?\\(([\\d.]+), ([\\d.]+), ([\\d.]+)(?:, ([\\d.]+))?\\)$/);
+    return m && [+m[1], +m[2], +m[3], m[4] === undefined ? 1 : +m[4]];
+  };
+  const over = (top, below) => [0, 1, 2].map(i => top[i] * top[3] + below[i] * (1 - top[3]));
+  const luminance = rgb => {
+    const linear = v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    const [r, g, b] = rgb.map(linear);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const backdrop = element => {
+    const layers = [];
+    for (let node = element; node; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (style.backgroundImage !== 'none') return `a background image on <${node.localName}>`;
+      const colour = parse(style.backgroundColor);
+      if (!colour) return `background ${style.backgroundColor}`;
+      if (colour[3] > 0) layers.push(colour);
+      if (colour[3] === 1) break;
+    }
+    return layers.reverse().reduce((below, layer) => over(layer, below), [255, 255, 255]);
+  };
+  const opacity = element => {
+    let value = 1;
+    for (let node = element; node; node = node.parentElement) {
+      value *= +getComputedStyle(node).opacity;
+    }
+    return value;
+  };
+  const failures = [];
+  for (const element of document.querySelectorAll('pre, pre *')) {
+    const text = [...element.childNodes].filter(node => node.nodeType === Node.TEXT_NODE)
+      .map(node => node.data).join('').trim();
+    if (!text) continue;
+    const style = getComputedStyle(element);
+    const colour = parse(style.color), below = backdrop(element), where = text.slice(0, 40);
+    if (!colour || typeof below === 'string') {
+      failures.push(`${JSON.stringify(where)}: cannot tell (${colour ? below : style.color})`);
+      continue;
+    }
+    const shown = over([...colour.slice(0, 3), colour[3] * opacity(element)], below);
+    const [high, low] = [luminance(shown), luminance(below)].sort((a, b) => b - a);
+    const ratio = (high + 0.05) / (low + 0.05);
+    const size = parseFloat(style.fontSize), bold = +style.fontWeight >= 700;
+    const needed = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+    if (ratio < needed) {
+      const found = `${style.color} contrast ${ratio.toFixed(2)} < ${needed}`;
+      failures.push(`${JSON.stringify(where)}: ${found}`);
+    }
+  }
+  return failures;
+}"""
+
+
+def colour_violations(page: Page) -> list[str]:
+    """Text contrast and links told apart from text, by axe outside code blocks and by
+    CODE_TEXT_CONTRAST inside them."""
+    code = page.evaluate(CODE_TEXT_CONTRAST)
+    found = blocking_violations(page, COLOUR_RULES, OUTSIDE_CODE)
+    if code:
+        found.append(f"code text contrast ({len(code)} elements): {code[:3]}")
+    return found
 
 
 def test_navigation_reaches_every_page(visit):
@@ -379,7 +457,7 @@ def check_loads_with_a_title_and_accessibly(path: str, page: Page) -> None:
     heading = page.locator("article h1").first
     assert heading.is_visible() and heading.inner_text().strip(), f"{path}: no visible title"
     assert page.title().endswith("TensorFlow Retracing Guide"), page.title()
-    violations = blocking_violations(page)
+    violations = blocking_violations(page, OTHER_RULES) + colour_violations(page)
     assert not violations, f"{path}: accessibility violations:\n" + "\n".join(violations)
 
 
@@ -389,7 +467,7 @@ def check_accessible_in_the_dark_scheme(path: str, page: Page) -> None:
     page.wait_for_function(
         "document.getAnimations().every(a => a.playState !== 'running')", timeout=5_000
     )
-    violations = blocking_violations(page, COLOUR_RULES)
+    violations = colour_violations(page)
     assert not violations, f"{path} (dark): accessibility violations:\n" + "\n".join(violations)
 
 
