@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -12,6 +14,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.harness.preloaded_python import PreloadedPython
 
 # Any folder but the test's own temporary one. Not the repository root by import: the
 # version matrix runs this file from a copy outside the repository (tests/matrix).
@@ -52,11 +56,42 @@ SCRIPTS = {
 TF_LOG_PREFIXES = ("I0000", "W0000", "E0000", "WARNING: All log messages", "To enable the")
 
 
+RUN_ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ""}
+# Most cases run in processes forked from one that has imported TensorFlow
+# (tests.harness.preloaded_python), which spares them a TensorFlow start each (~4.5 CPU-s).
+# These run in a new interpreter, as a reader's command does, and also forked, in a folder
+# of their own: both runs must end alike, which keeps the forked runs honest.
+IN_A_NEW_INTERPRETER = {"thread-outlives-main", "guard-raise"}
+TIMINGS = re.compile(r"\d+\.\d+ +\d+\.\d+$", re.MULTILINE)  # the report's trace ms columns
+
+
 def _run(args, cwd):
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ""}
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=RUN_ENV, timeout=300
     )
+
+
+@pytest.fixture(scope="module")
+def python() -> PreloadedPython:
+    server = PreloadedPython(RUN_ENV)
+    yield server
+    server.close()
+
+
+def _explain(case: str, args: list[str], cwd: Path, python: PreloadedPython):
+    command = ["-m", "tf_retracing.explain", *args]
+    if case not in IN_A_NEW_INTERPRETER:
+        return python.run(command, cwd)
+    twin = cwd.parent / f"{cwd.name}-forked"
+    shutil.copytree(cwd, twin)  # before either run writes there
+    fresh, forked = _run(command, cwd), python.run(command, twin)
+
+    def outcome(done, folder):
+        stderr = TIMINGS.sub("", _without_tf_logs(done.stderr)).replace(str(folder), "<cwd>")
+        return done.returncode, done.stdout, stderr, sorted(p.name for p in folder.iterdir())
+
+    assert outcome(forked, twin) == outcome(fresh, cwd)
+    return fresh
 
 
 def _without_tf_logs(text: str) -> str:
@@ -67,11 +102,11 @@ def _without_tf_logs(text: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(SCRIPTS))
-def test_explain_ends_like_plain_python(name, tmp_path):
+def test_explain_ends_like_plain_python(name, tmp_path, python):
     script = tmp_path / "script.py"
     script.write_text(SCRIPTS[name])
-    plain = _run(["script.py", "a", "b"], tmp_path)
-    watched = _run(["-m", "tf_retracing.explain", "script.py", "a", "b"], tmp_path)
+    plain = _run(["script.py", "a", "b"], tmp_path)  # none of these imports TensorFlow
+    watched = _explain(name, ["script.py", "a", "b"], tmp_path, python)
     assert watched.returncode == plain.returncode
     assert watched.stdout == plain.stdout
     stderr = _without_tf_logs(watched.stderr)
@@ -157,22 +192,24 @@ OPTION_CASES = {
 
 
 @functools.cache
-def _plain_retracing_run(script_args: tuple[str, ...]) -> subprocess.CompletedProcess:
-    """The retracing script under plain Python, run once per argument list: several cases
-    share an argument list, and each run starts TensorFlow."""
+def _plain_retracing_run(
+    script_args: tuple[str, ...], python: PreloadedPython
+) -> subprocess.CompletedProcess:
+    """The retracing script without the explainer, run once per argument list (several
+    cases share one)."""
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "script.py").write_text(RETRACING)
-        return _run(["script.py", *script_args], folder)
+        return python.run(["script.py", *script_args], Path(folder))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(OPTION_CASES))
-def test_explain_options_against_plain_python(name, tmp_path):
+def test_explain_options_against_plain_python(name, tmp_path, python):
     options, script_args, status, stdout, counts, writes_json = OPTION_CASES[name]
     (tmp_path / "script.py").write_text(RETRACING)
-    plain = _plain_retracing_run(tuple(script_args))
+    plain = _plain_retracing_run(tuple(script_args), python)
     assert plain.returncode == 0 and plain.stdout == f"served {script_args}\n"
-    watched = _run(["-m", "tf_retracing.explain", *options, "script.py", *script_args], tmp_path)
+    watched = _explain(name, [*options, "script.py", *script_args], tmp_path, python)
     stderr = _without_tf_logs(watched.stderr)
     assert (watched.returncode, watched.stdout) == (status, stdout), stderr
     for text, times in counts.items():
