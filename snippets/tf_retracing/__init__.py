@@ -91,29 +91,6 @@ def _explainer_unavailable(tf_version: str) -> str | None:
     return None
 
 
-def _installed_range_problem() -> str | None:
-    """The supported-range problem of the installed TensorFlow, read from its package
-    metadata so that importing this package says so without importing TensorFlow."""
-    from importlib import metadata
-
-    for distribution in ("tensorflow", "tensorflow-cpu", "tensorflow-macos", "tf-nightly"):
-        try:
-            version = metadata.version(distribution)
-        except metadata.PackageNotFoundError:
-            continue
-        low, high = SUPPORTED_TENSORFLOW
-        minor = _tensorflow_minor(version)
-        if minor is None or not low <= minor <= high:
-            return _explainer_unavailable(version)
-        return None
-    return None  # not found by name: the check runs when TensorFlow is first imported
-
-
-_INSTALLED_RANGE_PROBLEM = _installed_range_problem()
-if _INSTALLED_RANGE_PROBLEM is not None:
-    _warn_unsupported(_INSTALLED_RANGE_PROBLEM, stacklevel=2)
-
-
 def _load_tensorflow_tools() -> dict[str, object]:
     """Import TensorFlow and the tools built on it; warn once if the explainer must fall back."""
     import tensorflow as tf
@@ -152,9 +129,9 @@ def _load_tensorflow_tools() -> dict[str, object]:
             tools[name] = getattr(explainer, name)
         return tools
 
-    if unavailable != _INSTALLED_RANGE_PROBLEM:  # that one was said at import already
-        # _load_tensorflow_tools <- __getattr__ <- the user's import or use
-        _warn_unsupported(unavailable, stacklevel=4)
+    # Said here, not when the package is imported: the linter, which never imports
+    # TensorFlow, works the same on any release and must not warn about it.
+    _warn_unsupported(unavailable, stacklevel=3)  # <- __getattr__ <- the user's import or use
     from tf_retracing._counting import CountingFunction, make_explain_retracing, tracing_budget
 
     def _needs_the_explainer(*args, **kwargs):
