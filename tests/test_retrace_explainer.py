@@ -824,6 +824,31 @@ def test_counting_fallback_records_each_retrace_without_a_cause():
         watched(tf.zeros(4))
 
 
+def test_counting_fallback_binds_methods_and_shares_one_history():
+    from tf_retracing._counting import make_explain_retracing
+
+    explain = make_explain_retracing("TensorFlow 9.9 is outside the supported range")
+
+    class Scale(tf.Module):
+        def __init__(self, factor):
+            super().__init__()
+            self.factor = factor
+
+        @explain
+        def __call__(self, x):
+            return x * self.factor
+
+    double, triple = Scale(2.0), Scale(3.0)
+    assert double(tf.constant(1.0)).numpy() == 2.0
+    assert triple(tf.constant(1.0)).numpy() == 3.0  # its own instance, not double's
+    assert double(tf.zeros([2])).numpy().tolist() == [0.0, 0.0]
+    assert double.__call__ is double.__call__  # one bound function per instance
+    # As in the explainer: the second instance's first trace is a retrace (trace 2).
+    assert [r.trace for r in Scale.__call__.retrace_reasons] == [2, 3]
+    assert [r.trace for r in triple.__call__.retrace_reasons] == [2, 3]
+    assert double.__call__.experimental_get_tracing_count() == 2
+
+
 # Advice that works: the suggested spec is executed -----------------------------------
 
 

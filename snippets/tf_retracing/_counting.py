@@ -8,7 +8,9 @@ retrace is recorded with kind ``"unknown"`` and a message that says why no cause
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+import weakref
 from collections.abc import Iterator
 
 import tensorflow as tf
@@ -16,15 +18,37 @@ import tensorflow as tf
 from tf_retracing.explainer_types import REPORT_URL, RetraceReason, RetracingBudgetExceeded
 
 
-class CountingFunction:
-    """A tf.function that records one reason, without a cause, per retrace."""
+@dataclasses.dataclass
+class _History:
+    """One function's traces, shared by the tf.functions a method binds to its instances."""
 
-    def __init__(self, function, why_unavailable: str):
+    traces: int = 0
+    reasons: list[RetraceReason] = dataclasses.field(default_factory=list)
+
+
+class CountingFunction:
+    """A tf.function that records one reason, without a cause, per retrace.
+
+    As a method, it binds as a tf.function does (one per instance); the bound copies share
+    this one's history, so a second instance's first trace is a retrace, as in the
+    explainer.
+    """
+
+    def __init__(self, function, why_unavailable: str, history: _History | None = None):
         self._function = function
         self._why = why_unavailable
-        self._reasons: list[RetraceReason] = []
-        self._seen = 0
+        self._history = history or _History()
+        self._seen = 0  # traces of this tf.function already counted into the history
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, function.python_function)
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        if instance not in self._bound:  # kept while the instance lives, as TensorFlow does
+            bound = self._function.__get__(instance, owner)
+            self._bound[instance] = CountingFunction(bound, self._why, self._history)
+        return self._bound[instance]
 
     def __call__(self, *args, **kwargs):
         result = self._function(*args, **kwargs)
@@ -39,26 +63,29 @@ class CountingFunction:
 
     @property
     def retrace_reasons(self) -> list[RetraceReason]:
-        return list(self._reasons)
+        return list(self._history.reasons)
 
     def _record_new_traces(self) -> None:
         count = self._function.experimental_get_tracing_count()
-        for number in range(max(self._seen, 1) + 1, count + 1):
-            self._reasons.append(
-                RetraceReason(
-                    function=self.__name__,
-                    trace=number,
-                    argument=None,
-                    kind="unknown",
-                    before="",
-                    after="",
-                    message=(
-                        f"`{self.__name__}` traced again (trace {number}); the cause cannot "
-                        f"be explained here: {self._why}. See {REPORT_URL}."
-                    ),
-                )
-            )
+        for _ in range(self._seen, count):
+            self._history.traces += 1
+            if self._history.traces > 1:
+                self._history.reasons.append(self._reason(self._history.traces))
         self._seen = max(self._seen, count)
+
+    def _reason(self, number: int) -> RetraceReason:
+        return RetraceReason(
+            function=self.__name__,
+            trace=number,
+            argument=None,
+            kind="unknown",
+            before="",
+            after="",
+            message=(
+                f"`{self.__name__}` traced again (trace {number}); the cause cannot "
+                f"be explained here: {self._why}. See {REPORT_URL}."
+            ),
+        )
 
 
 def make_explain_retracing(why_unavailable: str):
