@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -73,6 +74,32 @@ def test_missing_file_empty_file_and_invalid_json(tmp_path):
     assert load_error(path) == f"{path}: the file is empty"
     path = write(tmp_path, '{"schema_version": 1,')
     assert load_error(path).startswith(f"{path}: invalid JSON at line 1")
+
+
+def test_files_that_json_or_python_would_choke_on_are_refused_by_name(tmp_path, doc):
+    raw = json.dumps(doc)
+    cases = {
+        "not UTF-8 (byte 1: invalid start byte)": b"{\xff}",
+        'the key "complete" is given twice in one object': (
+            raw[:-1] + ', "complete": false}'
+        ).encode(),
+        "an integer of 5000 digits (at most 30)": raw.replace(
+            '"schema_version": 1', '"schema_version": ' + "9" * 5000
+        ).encode(),
+        "nested too deep to read": ("[" * 100_000 + "]" * 100_000).encode(),
+    }
+    for message, content in cases.items():
+        path = tmp_path / "results.json"
+        path.write_bytes(content)
+        error = load_error(path)
+        assert error.startswith(f"{path}: ") and message in error, error
+
+
+def test_a_fifo_or_a_folder_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    assert load_error(fifo) == f"{fifo}: not a regular file"  # returns: nothing blocks
+    assert load_error(tmp_path) == f"{tmp_path}: not a regular file"
 
 
 def test_wrong_schema_version(tmp_path, doc):

@@ -10,7 +10,9 @@ import hashlib
 import json
 import math
 import os
+import stat
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -244,25 +246,65 @@ def _pages_agree(ran: dict, pages: dict, where: str) -> list[str]:
     return errors
 
 
+MAX_FILE_BYTES = 64 * 1024 * 1024  # the real file is well under 1 MB
+MAX_INTEGER_DIGITS = 30  # counts and seconds; Python refuses to parse past 4300 digits
+
+
 def read_document(path: Path, require_complete: bool = False) -> dict:
     """Load and check a results file, or raise ``ResultsError`` naming file and field."""
-    try:
-        raw = path.read_text("utf-8")
-    except OSError as error:
-        raise ResultsError(f"{path}: cannot be read ({error.strerror})") from error
+    raw = _read_text(path)
     if not raw.strip():
         raise ResultsError(f"{path}: the file is empty")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, object_pairs_hook=_unique_keys, parse_int=_short_integer)
     except json.JSONDecodeError as error:
         raise ResultsError(
             f"{path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
         ) from error
+    except ValueError as error:  # a repeated key or an over-long integer, named below
+        raise ResultsError(f"{path}: {error}") from error
+    except RecursionError as error:
+        raise ResultsError(f"{path}: arrays or objects nested too deep to read") from error
     errors = validate(data, require_complete)
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise ResultsError(f"{path}: {errors[0]}{more}")
     return data
+
+
+def _read_text(path: Path) -> str:
+    """The file's text; a FIFO, device or folder is refused without blocking on it."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as error:
+        raise ResultsError(f"{path}: cannot be read ({error.strerror})") from error
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise ResultsError(f"{path}: not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ResultsError(f"{path}: {info.st_size} bytes, more than {MAX_FILE_BYTES}")
+        with os.fdopen(os.dup(descriptor), "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ResultsError(f"{path}: not UTF-8 (byte {error.start}: {error.reason})") from error
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    repeated = sorted(key for key, times in Counter(key for key, _ in pairs).items() if times > 1)
+    if repeated:  # json would silently keep the last
+        raise ValueError(f"the key {json.dumps(repeated[0])} is given twice in one object")
+    return dict(pairs)
+
+
+def _short_integer(literal: str) -> int:
+    if len(literal.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise ValueError(f"an integer of {len(literal)} digits (at most {MAX_INTEGER_DIGITS})")
+    return int(literal)
 
 
 def block_digest(code: str, expected_output: str | None) -> str:
