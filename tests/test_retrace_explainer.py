@@ -849,6 +849,17 @@ def test_counting_fallback_binds_methods_and_shares_one_history():
     assert double.__call__.experimental_get_tracing_count() == 2
 
 
+
+def test_counting_fallback_names_a_model_by_its_class():
+    from tf_retracing._counting import make_explain_retracing
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+    serve = make_explain_retracing("TensorFlow 9.9 is outside the supported range")(model)
+    serve(tf.zeros((32, 4)))
+    serve(tf.zeros((7, 4)))  # a model has no __name__: the reason still names it
+    (reason,) = serve.retrace_reasons
+    assert reason.function == "Sequential" and reason.message.startswith("`Sequential` traced")
+
 # Advice that works: the suggested spec is executed -----------------------------------
 
 

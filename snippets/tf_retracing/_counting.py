@@ -15,7 +15,12 @@ from collections.abc import Iterator
 
 import tensorflow as tf
 
-from tf_retracing.explainer_types import REPORT_URL, RetraceReason, RetracingBudgetExceeded
+from tf_retracing.explainer_types import (
+    REPORT_URL,
+    RetraceReason,
+    RetracingBudgetExceeded,
+    display_name,
+)
 
 
 @dataclasses.dataclass
@@ -40,6 +45,7 @@ class CountingFunction:
         self._history = history or _History()
         self._seen = 0  # traces of this tf.function already counted into the history
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._name = display_name(function.python_function)  # as the explainer names it
         functools.update_wrapper(self, function.python_function)
 
     def __get__(self, instance, owner):
@@ -75,14 +81,14 @@ class CountingFunction:
 
     def _reason(self, number: int) -> RetraceReason:
         return RetraceReason(
-            function=self.__name__,
+            function=self._name,
             trace=number,
             argument=None,
             kind="unknown",
             before="",
             after="",
             message=(
-                f"`{self.__name__}` traced again (trace {number}); the cause cannot "
+                f"`{self._name}` traced again (trace {number}); the cause cannot "
                 f"be explained here: {self._why}. See {REPORT_URL}."
             ),
         )

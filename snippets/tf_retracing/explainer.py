@@ -68,6 +68,8 @@ from tf_retracing.explainer_types import (
     REPORT_URL,
     RetraceReason,
     RetracingBudgetExceeded,
+    display_name,
+    innermost,
 )
 from tf_retracing.trace_description import TraceDescription
 
@@ -361,7 +363,7 @@ class WatchedFunction(PolymorphicFunction):
     def __setstate__(self, state):
         super().__setstate__(state)
         python_function = self._python_function
-        watch = _Watch(_display_name(python_function), _where(python_function), _code(self))
+        watch = _Watch(display_name(python_function), _where(python_function), _code(self))
         self._python_function = _trace_hook(python_function, watch)
         _internals.set_function_cache(self, _RecordingCache())
         _start_watching(self, watch)
@@ -431,7 +433,7 @@ def _refuse_a_wrapper_of_tf_functions(fn) -> None:
     inner = _tf_function_in_closure(fn)
     if inner is None:
         return
-    name = _display_name(fn)
+    name = display_name(fn)
     raise TypeError(
         f"explain_retracing(): `{name}` is a plain Python function that calls the "
         f"tf.function `{inner}` from its closure (as Keras's model.train_function does). "
@@ -468,7 +470,7 @@ def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
         return _watched_restored_copy(restored)
     python_function = function.python_function
     watch = _Watch(
-        _display_name(python_function),
+        display_name(python_function),
         _where(python_function),
         _code(function),
         library=_library_of(python_function),
@@ -500,7 +502,7 @@ def _watched_restored_copy(parts: dict) -> WatchedFunction:
     body = parts["python_function"]  # TensorFlow's, shared by every loaded function
     # Its code is shared by every loaded function, so each gets its own key: loading
     # two models is not the same function made twice.
-    watch = _Watch(parts["saved_name"] or _display_name(body), "a SavedModel", object())
+    watch = _Watch(parts["saved_name"] or display_name(body), "a SavedModel", object())
     watched = _WatchedRestoredFunction(
         _trace_hook(body, watch),
         parts["name"],
@@ -560,7 +562,7 @@ def tracing_budget(fn, max_traces: int) -> Iterator[None]:
     traced = count() - start
     if traced <= max_traces:
         return
-    name = watch.name if watch else _display_name(fn.python_function)
+    name = watch.name if watch else display_name(fn.python_function)
     lines = [f"`{name}` traced {traced} times inside the block; the budget is {max_traces}."]
     if watch is None:
         lines.append("Wrap it with explain_retracing() to see why each trace happened.")
@@ -699,18 +701,6 @@ def report(watches: list) -> str:
 # Names --------------------------------------------------------------------------
 
 
-def _innermost(python_function):
-    while hasattr(python_function, "__wrapped__"):
-        python_function = python_function.__wrapped__
-    return getattr(python_function, "__func__", python_function)
-
-
-def _display_name(python_function) -> str:
-    target = _innermost(python_function)
-    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
-    return name or type(target).__qualname__
-
-
 # Frames of these packages are library code; the first other frame is the user's line.
 _LIBRARY_PACKAGES = frozenset(
     {"tensorflow", "keras", "tf_keras", "tf_retracing", "contextlib", "functools", "runpy"}
@@ -719,7 +709,7 @@ _LIBRARY_PACKAGES = frozenset(
 
 def _library_of(python_function) -> str | None:
     """The library that defines ``python_function`` ("keras"), or None for user code."""
-    package = (getattr(_innermost(python_function), "__module__", None) or "").split(".")[0]
+    package = (getattr(innermost(python_function), "__module__", None) or "").split(".")[0]
     return package if package in _LIBRARY_PACKAGES else None
 
 
@@ -735,9 +725,9 @@ def _first_user_frame() -> str | None:
 
 
 def _where(python_function) -> str:
-    code = getattr(_innermost(python_function), "__code__", None)
+    code = getattr(innermost(python_function), "__code__", None)
     if code is None:
-        return type(_innermost(python_function)).__qualname__
+        return type(innermost(python_function)).__qualname__
     return f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno}"
 
 

@@ -112,3 +112,18 @@ class RetraceReason:
 
 class RetracingBudgetExceeded(AssertionError):
     """A function traced more often inside a ``tracing_budget`` block than allowed."""
+
+
+def innermost(python_function):
+    """The user's function under decorators (``__wrapped__``) and method binding."""
+    while hasattr(python_function, "__wrapped__"):
+        python_function = python_function.__wrapped__
+    return getattr(python_function, "__func__", python_function)
+
+
+def display_name(python_function) -> str:
+    """What reports call a watched function: its qualified name, or for a callable object
+    such as a Keras model, its class's."""
+    target = innermost(python_function)
+    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
+    return name or type(target).__qualname__
