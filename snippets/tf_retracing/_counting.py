@@ -20,6 +20,7 @@ from tf_retracing.explainer_types import (
     RetraceReason,
     RetracingBudgetExceeded,
     display_name,
+    unknown_reason,
 )
 
 
@@ -80,17 +81,11 @@ class CountingFunction:
         self._seen = max(self._seen, count)
 
     def _reason(self, number: int) -> RetraceReason:
-        return RetraceReason(
-            function=self._name,
-            trace=number,
-            argument=None,
-            kind="unknown",
-            before="",
-            after="",
-            message=(
-                f"`{self._name}` traced again (trace {number}); the cause cannot "
-                f"be explained here: {self._why}. See {REPORT_URL}."
-            ),
+        return unknown_reason(
+            self._name,
+            number,
+            f"`{self._name}` traced again (trace {number}); the cause cannot be explained "
+            f"here: {self._why}. See {REPORT_URL}.",
         )
 
 

@@ -70,6 +70,7 @@ from tf_retracing.explainer_types import (
     RetracingBudgetExceeded,
     display_name,
     innermost,
+    unknown_reason,
 )
 from tf_retracing.trace_description import TraceDescription
 
@@ -166,18 +167,12 @@ class _Watch:
     def commit_unexplained(self, trace: _Trace, error: Exception) -> None:
         """Record a trace whose explanation failed: the cause is unknown, say so."""
         number = len(self.traces) + 1
-        trace.reason = RetraceReason(
-            function=self.name,
-            trace=number,
-            argument=None,
-            kind="unknown",
-            before="",
-            after="",
-            message=(
-                f"`{self.name}` traced (trace {number}); the explainer could not tell why "
-                f"({type(error).__name__}: {error}). Please report it at {REPORT_URL} "
-                f"with your TensorFlow version ({tf.__version__})."
-            ),
+        trace.reason = unknown_reason(
+            self.name,
+            number,
+            f"`{self.name}` traced (trace {number}); the explainer could not tell why "
+            f"({type(error).__name__}: {error}). Please report it at {REPORT_URL} "
+            f"with your TensorFlow version ({tf.__version__}).",
             subkind="explainer-error",
         )
         self.traces.append(trace)

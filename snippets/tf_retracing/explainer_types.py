@@ -110,6 +110,22 @@ class RetraceReason:
 # --8<-- [end:reason]
 
 
+def unknown_reason(
+    function: str, trace: int, message: str, subkind: str | None = None
+) -> RetraceReason:
+    """A trace whose cause cannot be given (kind "unknown"); ``message`` says why."""
+    return RetraceReason(
+        function=function,
+        trace=trace,
+        argument=None,
+        kind="unknown",
+        before="",
+        after="",
+        message=message,
+        subkind=subkind,
+    )
+
+
 class RetracingBudgetExceeded(AssertionError):
     """A function traced more often inside a ``tracing_budget`` block than allowed."""
 
