@@ -849,7 +849,6 @@ def test_counting_fallback_binds_methods_and_shares_one_history():
     assert double.__call__.experimental_get_tracing_count() == 2
 
 
-
 def test_counting_fallback_names_a_model_by_its_class():
     from tf_retracing._counting import make_explain_retracing
 
@@ -859,6 +858,7 @@ def test_counting_fallback_names_a_model_by_its_class():
     serve(tf.zeros((7, 4)))  # a model has no __name__: the reason still names it
     (reason,) = serve.retrace_reasons
     assert reason.function == "Sequential" and reason.message.startswith("`Sequential` traced")
+
 
 # Advice that works: the suggested spec is executed -----------------------------------
 
