@@ -62,15 +62,20 @@ def test_block_with_attributes_runs_here_but_plain_pytest_codeblocks_skips_it(tm
 
 
 def test_broken_block_fails_and_stops_the_page(tmp_path):
+    # Four blocks, so that "stops" means every later block, not only the next one.
+    ran = tmp_path / "ran.txt"
+    later = f"```python\nopen({str(ran)!r}, 'a').write('ran after the failure')\n```\n\n"
     page = write_page(
         tmp_path,
-        "```python\nraise RuntimeError('broken on purpose')\n```\n\n```python\nprint(1)\n```\n",
+        "```python\nprint(0)\n```\n\n"
+        "```python\nraise RuntimeError('broken on purpose')\n```\n\n" + later * 2,
     )
     result = run_page_in_subprocess(page)
     statuses = [b["status"] for b in result["blocks"]]
-    assert statuses == ["failed", "blocked"]
-    assert "broken on purpose" in result["blocks"][0]["error"]
-    assert "page.md [block 1]" in result["blocks"][0]["error"]
+    assert statuses == ["passed", "failed", "blocked", "blocked"]
+    assert "broken on purpose" in result["blocks"][1]["error"]
+    assert "page.md [block 2]" in result["blocks"][1]["error"]
+    assert not ran.exists()  # neither later block ran
 
 
 def test_blocks_run_without_the_harness_future_imports(tmp_path):
