@@ -17,9 +17,9 @@ import pytest
 
 from tests.harness.preloaded_python import PreloadedPython
 
-# Any folder but the test's own temporary one. Not the repository root by import: the
-# version matrix runs this file from a copy outside the repository (tests/matrix).
-ROOT = Path(__file__).resolve().parent
+# Any folder but the test's own temporary one (the version matrix runs this file from a
+# copy outside the repository, so not the repository's root).
+ELSEWHERE = Path(__file__).resolve().parent
 
 SCRIPTS = {
     "prints-and-exits-0": "import sys\nprint('out', sys.argv[1:])\n",
@@ -116,13 +116,13 @@ def test_explain_ends_like_plain_python(name, tmp_path, python):
 
 
 def test_a_path_that_is_not_a_script_fails_like_python(tmp_path):
-    plain = _run([str(tmp_path)], ROOT)
-    watched = _run(["-m", "tf_retracing.explain", str(tmp_path)], ROOT)
+    plain = _run([str(tmp_path)], ELSEWHERE)
+    watched = _run(["-m", "tf_retracing.explain", str(tmp_path)], ELSEWHERE)
     assert watched.returncode == plain.returncode == 1
     assert "is a directory" in watched.stderr
     missing = str(tmp_path / "missing.py")
-    assert _run(["-m", "tf_retracing.explain", missing], ROOT).returncode == 2
-    assert _run([missing], ROOT).returncode == 2
+    assert _run(["-m", "tf_retracing.explain", missing], ELSEWHERE).returncode == 2
+    assert _run([missing], ELSEWHERE).returncode == 2
     assert watched.stdout == ""
 
 

@@ -15,11 +15,10 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from tests.harness.codeblocks import HarnessError, page_blocks, snippets_config
+from tests.harness.codeblocks import ROOT, HarnessError, page_blocks, snippets_config
 from tests.matrix import render
 from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
-ROOT = Path(__file__).resolve().parents[2]
 _loaded: dict[str, object] = {}
 
 
