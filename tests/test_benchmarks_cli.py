@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +74,42 @@ def test_a_bad_out_is_refused_before_anything_runs(out, expected, tmp_path, caps
         main(["run", "--scenario", "changing_dtypes", "--device", "cpu", "--out", out])
     assert caught.value.code == 2
     assert expected in capsys.readouterr().err
+
+
+def _worker_pids(marker: str) -> list[int]:
+    """Processes running benchmarks.worker whose command line mentions ``marker``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        if "benchmarks.worker" in command and marker in command:
+            pids.append(int(entry.name))
+    return pids
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_worker_removes_its_folder_and_keeps_the_results(tmp_path):
+    temp = tmp_path / "temp"  # the run's temporary folder is made here (TMPDIR)
+    temp.mkdir()
+    out = tmp_path / "results" / "cpu.json"
+    out.parent.mkdir()
+    out.write_text("earlier results\n")
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks", "run", "--quick", "--scenario", "changing_dtypes",
+         "--device", "cpu", "--out", str(out)],
+        cwd=ROOT, env={**os.environ, "TMPDIR": str(temp)}, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (workers := _worker_pids(str(temp))) and time.monotonic() < deadline:
+        assert cli.poll() is None, cli.stderr.read()
+        time.sleep(0.05)
+    assert workers, "the worker never started"
+    cli.send_signal(signal.SIGTERM)
+    _, stderr = cli.communicate(timeout=120)
+    assert cli.returncode == 143, stderr
+    assert "the results file was not changed" in stderr
+    assert _worker_pids(str(temp)) == []  # the worker went with it
+    assert list(temp.iterdir()) == []  # and so did the temporary folder
+    assert out.read_text() == "earlier results\n"
