@@ -657,3 +657,28 @@ def test_the_measured_range_of_a_page_changed_since_the_run_is_not_claimed():
         "The [version matrix](v.md#page-docs-page-md) last ran an earlier version of this "
         "page's examples; its next run will cover these."
     )
+
+
+def _repository_imports(path: Path) -> set[str]:
+    """The modules of this repository (tests, snippets, benchmarks) that ``path`` imports."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return {name for name in names if name.split(".")[0] in {"tests", "snippets", "benchmarks"}}
+
+
+def test_the_package_tests_take_along_every_repository_module_they_import():
+    """The matrix runs PACKAGE_TESTS from a copy outside the repository, where only the
+    files of PACKAGE_TEST_SUPPORT are importable beside them."""
+    copied = {
+        Path(relative).with_suffix("").as_posix().replace("/", ".")
+        for relative in runner.PACKAGE_TEST_SUPPORT
+    }
+    for relative in (*runner.PACKAGE_TESTS, *runner.PACKAGE_TEST_SUPPORT):
+        missing = _repository_imports(ROOT / relative) - copied
+        assert not missing, f"{relative} imports {sorted(missing)}, which the matrix does not copy"

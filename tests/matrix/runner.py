@@ -58,7 +58,7 @@ PACKAGE_TESTS = (
     "tests/test_serving.py",
     "tests/test_explain_cli.py",
 )
-PACKAGE_TEST_SUPPORT = ("snippets/weight_swap_cache.py",)
+PACKAGE_TEST_SUPPORT = ("snippets/weight_swap_cache.py", "tests/harness/preloaded_python.py")
 # Installed beside TensorFlow to run those tests, at the versions the project locks.
 TEST_TOOLS = ("pytest", "attrs")
 PROBE = r"""
