@@ -52,10 +52,13 @@ class CountingFunction:
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        if instance not in self._bound:  # kept while the instance lives, as TensorFlow does
-            bound = self._function.__get__(instance, owner)
-            self._bound[instance] = CountingFunction(bound, self._why, self._history)
-        return self._bound[instance]
+        bound = self._bound.get(instance)
+        if bound is None:  # one per instance, kept while it lives, as TensorFlow does
+            bound = CountingFunction(
+                self._function.__get__(instance, owner), self._why, self._history
+            )
+            self._bound[instance] = bound
+        return bound
 
     def __call__(self, *args, **kwargs):
         result = self._function(*args, **kwargs)

@@ -302,8 +302,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _short_integer(literal: str) -> int:
-    if len(literal.lstrip("-")) > MAX_INTEGER_DIGITS:
-        raise ValueError(f"an integer of {len(literal)} digits (at most {MAX_INTEGER_DIGITS})")
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise ValueError(f"an integer of {digits} digits (at most {MAX_INTEGER_DIGITS})")
     return int(literal)
 
 
