@@ -1015,10 +1015,66 @@ def test_the_first_tensorflow_tool_says_when_tensorflow_is_unsupported(monkeypat
     import tf_retracing
     from tf_retracing._counting import CountingFunction
 
+    monkeypatch.delenv(tf_retracing.ALLOW_UNTESTED_VARIABLE, raising=False)
     monkeypatch.setattr(tf, "__version__", "2.99.0")
     with pytest.warns(tf_retracing.UnsupportedTensorFlowWarning) as warned:
         tools = tf_retracing._load_tensorflow_tools()  # what the first use of a tool runs
     (warning,) = warned
-    message = "TensorFlow 2.99.0 is outside the supported range 2.16 to 2.21"
+    message = (
+        "TensorFlow 2.99.0 is outside the tested range 2.16 to 2.21 "
+        "(set TF_RETRACING_ALLOW_UNTESTED=1 to run the full explainer on it)"
+    )
     assert message in str(warning.message) and message == tools["EXPLAINER_UNAVAILABLE"]
     assert tools["WatchedFunction"] is CountingFunction
+    with pytest.raises(RuntimeError, match="TF_RETRACING_ALLOW_UNTESTED=1"):
+        tools["report"]()
+
+
+def test_opting_in_runs_the_full_explainer_on_an_untested_tensorflow(monkeypatch):
+    import tf_retracing
+    from tf_retracing import explainer
+
+    monkeypatch.setenv(tf_retracing.ALLOW_UNTESTED_VARIABLE, "1")
+    monkeypatch.setattr(tf, "__version__", "2.23.0-dev20261026")
+    with pytest.warns(tf_retracing.UnsupportedTensorFlowWarning) as warned:
+        tools = tf_retracing._load_tensorflow_tools()
+    (warning,) = warned  # still said once: the release was not tested
+    assert str(warning.message) == (
+        "tf_retracing: TensorFlow 2.23.0-dev20261026 is outside the tested range 2.16 to 2.21; "
+        "running the full explainer because TF_RETRACING_ALLOW_UNTESTED=1"
+    )
+    assert tools["EXPLAINER_UNAVAILABLE"] is None
+    assert tools["explain_retracing"] is explainer.explain_retracing
+
+
+def test_a_missing_internal_is_named_even_when_opted_in(monkeypatch):
+    import tf_retracing
+    from tf_retracing import _internals
+    from tf_retracing._counting import CountingFunction
+
+    monkeypatch.setenv(tf_retracing.ALLOW_UNTESTED_VARIABLE, "1")
+    monkeypatch.setattr(tf, "__version__", "2.30.0")
+    missing = "ImportError: cannot import name 'tracing_compilation'"
+    monkeypatch.setattr(_internals, "EXPLAINER_ERROR", missing)
+    with pytest.warns(tf_retracing.UnsupportedTensorFlowWarning):
+        tools = tf_retracing._load_tensorflow_tools()
+    unavailable = tools["EXPLAINER_UNAVAILABLE"]
+    assert unavailable == (
+        "TensorFlow 2.30.0 lacks an internal the explainer reads, which TensorFlow 2.16 to 2.21 "
+        f"have ({missing})"
+    )
+    assert tools["WatchedFunction"] is CountingFunction  # counting still works
+    with pytest.raises(RuntimeError) as raised:  # what needs the explainer stops, naming it
+        tools["watch_every_tf_function"]()
+    assert missing in str(raised.value)
+
+
+@pytest.mark.parametrize("value", ["0", "", "yes"])
+def test_only_the_value_1_opts_in(monkeypatch, value):
+    import tf_retracing
+
+    monkeypatch.setenv(tf_retracing.ALLOW_UNTESTED_VARIABLE, value)
+    monkeypatch.setattr(tf, "__version__", "2.23.0")
+    with pytest.warns(tf_retracing.UnsupportedTensorFlowWarning):
+        tools = tf_retracing._load_tensorflow_tools()
+    assert tools["EXPLAINER_UNAVAILABLE"] is not None

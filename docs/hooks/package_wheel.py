@@ -60,20 +60,58 @@ def simple_index(wheel: Wheel) -> dict[str, str]:
     return {"simple/index.html": root_page, f"simple/{PROJECT}/index.html": project_page}
 
 
-def install_commands(wheel: Wheel, site_url: str) -> str:
+@dataclass(frozen=True)
+class InstallLine:
+    """One kind of reader and the exact command for their environment."""
+
+    reader: str  # who this line is for, as the page names them
+    why: str  # what the line does there
+    command: str
+
+
+def install_lines(wheel: Wheel, site_url: str) -> tuple[InstallLine, ...]:
+    """The Install page's lines, one per kind of reader (tests/test_reader_installs.py runs
+    each in the environment it names)."""
     base = site_url.rstrip("/") + "/"
-    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    file_url = f"{base}downloads/{wheel.name}"
+    index = f"--index-url {base}simple/ {PROJECT}"
     return (
-        "```console\n"
-        f"pip install {base}downloads/{wheel.name}\n"
-        "```\n\n"
-        "or, from the guide's package index (pip then picks the newest release):\n\n"
-        "```console\n"
-        f"pip install --index-url {base}simple/ {PROJECT}\n"
-        "```\n\n"
-        f"The wheel is pure Python; its SHA-256 is `{wheel.sha256}`. It requires "
-        + ", ".join(f"`{d}`" for d in dependencies)
-        + ".\n"
+        InstallLine(
+            "You have TensorFlow (any build), or want only the linter",
+            "pip takes the newest release from the guide's own index and installs nothing else: "
+            "your TensorFlow and Keras stay as they are. Python 3.11 or newer.",
+            f"pip install {index}",
+        ),
+        InstallLine(
+            "This exact release, from its file",
+            "The same, pinned to this file. On Python 3.10 pip also installs `tomli` from PyPI "
+            "(the linter reads `pyproject.toml` with it), so use this line there.",
+            f"pip install {file_url}",
+        ),
+        InstallLine(
+            "No TensorFlow yet",
+            "The `tensorflow` extra installs a release the tools were tested on with them.",
+            f'pip install "{PROJECT}[tensorflow] @ {file_url}"',
+        ),
+        InstallLine(
+            "A Colab or Jupyter notebook",
+            "In a cell (Colab already has TensorFlow, which stays as it is).",
+            f"%pip install {index}",
+        ),
+    )
+
+
+def install_commands(wheel: Wheel, site_url: str) -> str:
+    blocks = [
+        f"**{line.reader}.** {line.why}\n\n```console\n{line.command}\n```\n"
+        for line in install_lines(wheel, site_url)
+    ]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    requirement = project["optional-dependencies"]["tensorflow"][0]
+    return (
+        "\n".join(blocks)
+        + f"\nThe wheel is pure Python; its SHA-256 is `{wheel.sha256}`. It requires no "
+        f"TensorFlow; its `tensorflow` extra requires `{requirement}`.\n"
     )
 
 

@@ -7,11 +7,14 @@
 - ``python -m tf_retracing.lint``: the retracing hazards that can be seen in the source,
   found without running it (``tf_retracing.lint`` never imports TensorFlow).
 
-The explainer reads TensorFlow internals (all of them in ``tf_retracing._internals``). On
-a TensorFlow outside ``SUPPORTED_TENSORFLOW``, or one where those internals moved, this
-package warns once, when its TensorFlow tools are first imported, and the explainer falls
-back to counting traces through the public API, recording each retrace with kind
-``"unknown"``.
+TensorFlow is not a dependency of the package (any build serves: ``tensorflow``,
+``tensorflow-cpu``, ``tf-nightly`` ...). The explainer reads TensorFlow internals (all of
+them in ``tf_retracing._internals``), so the first use of a TensorFlow tool checks the
+installed release against ``SUPPORTED_TENSORFLOW``. Outside that range it warns once and
+``explain_retracing`` falls back to counting traces through the public API (each retrace
+recorded with kind ``"unknown"``), unless the reader opts in with
+``TF_RETRACING_ALLOW_UNTESTED=1``: then the full explainer runs after the warning, provided
+the internals it reads are there. A missing internal is named, never an AttributeError.
 
 TensorFlow is imported lazily, on the first use of a name that needs it (module-level
 ``__getattr__``), so that ``import tf_retracing.lint`` stays light enough for a
@@ -20,10 +23,15 @@ pre-commit hook.
 
 from __future__ import annotations
 
+import os
 import warnings
 
-__version__ = "0.2.0"
+from tf_retracing._version import __version__ as __version__
+
 SUPPORTED_TENSORFLOW = ((2, 16), (2, 21))  # oldest and newest minor release, inclusive
+# Set to 1 to run the full explainer on a TensorFlow outside SUPPORTED_TENSORFLOW (a
+# nightly or a newer release) when the internals it reads are there.
+ALLOW_UNTESTED_VARIABLE = "TF_RETRACING_ALLOW_UNTESTED"
 
 
 class UnsupportedTensorFlowWarning(UserWarning):
@@ -58,12 +66,9 @@ _TENSORFLOW_NAMES = frozenset(
 )
 
 
-def _warn_unsupported(problem: str, stacklevel: int) -> None:
+def _warn(message: str, stacklevel: int) -> None:
     warnings.warn(
-        f"tf_retracing: {problem}; explain_retracing will count traces "
-        "but not say why they happened",
-        UnsupportedTensorFlowWarning,
-        stacklevel=stacklevel + 1,
+        f"tf_retracing: {message}", UnsupportedTensorFlowWarning, stacklevel=stacklevel + 1
     )
 
 
@@ -75,25 +80,60 @@ def _tensorflow_minor(version: str) -> tuple[int, int] | None:
         return None
 
 
-def _explainer_unavailable(tf_version: str) -> str | None:
-    """Why the full explainer cannot run here, or None."""
+def _tested_range() -> str:
+    (low_major, low_minor), (high_major, high_minor) = SUPPORTED_TENSORFLOW
+    return f"{low_major}.{low_minor} to {high_major}.{high_minor}"
+
+
+def _opted_in() -> bool:
+    return os.environ.get(ALLOW_UNTESTED_VARIABLE, "").strip() == "1"
+
+
+def _explainer_status(tf_version: str) -> tuple[str | None, str | None]:
+    """(why the full explainer cannot run here, or None; a warning to give, or None)."""
     low, high = SUPPORTED_TENSORFLOW
     minor = _tensorflow_minor(tf_version)
-    if minor is None or not low <= minor <= high:
-        return (
-            f"TensorFlow {tf_version} is outside the supported range "
-            f"{low[0]}.{low[1]} to {high[0]}.{high[1]}"
+    in_range = minor is not None and low <= minor <= high
+    if not in_range and not _opted_in():
+        unavailable = (
+            f"TensorFlow {tf_version} is outside the tested range {_tested_range()} "
+            f"(set {ALLOW_UNTESTED_VARIABLE}=1 to run the full explainer on it)"
         )
+        return unavailable, f"{unavailable}; explain_retracing will count traces but not say why"
     from tf_retracing import _internals
 
     if _internals.EXPLAINER_ERROR is not None:
-        return f"TensorFlow {tf_version} lacks an internal it reads ({_internals.EXPLAINER_ERROR})"
-    return None
+        unavailable = (
+            f"TensorFlow {tf_version} lacks an internal the explainer reads, which TensorFlow "
+            f"{_tested_range()} have ({_internals.EXPLAINER_ERROR})"
+        )
+        return unavailable, f"{unavailable}; explain_retracing will count traces but not say why"
+    if not in_range:
+        return None, (
+            f"TensorFlow {tf_version} is outside the tested range {_tested_range()}; "
+            f"running the full explainer because {ALLOW_UNTESTED_VARIABLE}=1"
+        )
+    return None, None
+
+
+def _explainer_unavailable(tf_version: str) -> str | None:
+    """Why the full explainer cannot run here, or None."""
+    return _explainer_status(tf_version)[0]
 
 
 def _load_tensorflow_tools() -> dict[str, object]:
     """Import TensorFlow and the tools built on it; warn once if the explainer must fall back."""
-    import tensorflow as tf
+    try:
+        import tensorflow as tf
+    except ModuleNotFoundError as error:
+        if error.name != "tensorflow":
+            raise
+        raise ModuleNotFoundError(
+            "tf_retracing: this tool needs TensorFlow, which is not installed here; install "
+            "the build you use (tensorflow, tensorflow-cpu, tf-nightly ...) or "
+            "'tf-retracing[tensorflow]' (the linter alone needs none)",
+            name="tensorflow",
+        ) from None
 
     from tf_retracing.explainer_types import (
         CAUSES,
@@ -120,8 +160,12 @@ def _load_tensorflow_tools() -> dict[str, object]:
         "UnsharableModelError": UnsharableModelError,
         "architecture_key": architecture_key,
     }
-    unavailable = _explainer_unavailable(tf.__version__)
+    unavailable, warning = _explainer_status(tf.__version__)
     tools["EXPLAINER_UNAVAILABLE"] = unavailable
+    # Said here, not when the package is imported: the linter, which never imports
+    # TensorFlow, works the same on any release and must not warn about it.
+    if warning is not None:
+        _warn(warning, stacklevel=3)  # <- __getattr__ <- the user's import or use
     if unavailable is None:
         from tf_retracing import explainer
 
@@ -129,9 +173,6 @@ def _load_tensorflow_tools() -> dict[str, object]:
             tools[name] = getattr(explainer, name)
         return tools
 
-    # Said here, not when the package is imported: the linter, which never imports
-    # TensorFlow, works the same on any release and must not warn about it.
-    _warn_unsupported(unavailable, stacklevel=3)  # <- __getattr__ <- the user's import or use
     from tf_retracing._counting import CountingFunction, make_explain_retracing, tracing_budget
 
     def _needs_the_explainer(*args, **kwargs):

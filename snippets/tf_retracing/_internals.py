@@ -69,6 +69,20 @@ def is_plain_functional(model: keras.Model) -> bool:
     return cls.__name__ == "Functional" and cls.__module__.startswith("keras.")
 
 
+def keras2_model_class(obj) -> str | None:
+    """The qualified class name if ``obj`` is a Keras 2 (tf-keras) model, else None.
+
+    Keras 2's models derive from ``Model`` in its ``engine`` package (``tf_keras.src.engine``,
+    or ``keras.src.engine`` in TensorFlow 2.13-2.15's Keras); Keras 3 has no such package.
+    """
+    cls = type(obj)
+    for base in cls.__mro__:
+        root, _, rest = base.__module__.partition(".")
+        if base.__name__ == "Model" and root in ("tf_keras", "keras") and "engine" in rest:
+            return f"{cls.__module__}.{cls.__qualname__}"
+    return None
+
+
 # --- The retrace explainer (tf_retracing.explainer) ----------------------------------
 # The explainer watches a tf.function by subclassing TensorFlow's Function and its trace
 # cache, and reads the call's trace type from the frame of TensorFlow's tracing step.

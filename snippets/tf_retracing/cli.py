@@ -7,7 +7,7 @@ import sys
 
 USAGE = (
     "usage: tf-retracing explain [--guard log|raise] [--warmup N] [--json PATH] [--] "
-    "script.py [args ...]\n       tf-retracing lint [PATH ...]"
+    "script.py [args ...]\n       tf-retracing lint [PATH ...]\n       tf-retracing --version"
 )
 
 
@@ -16,6 +16,11 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
+    if argv[0] == "--version":
+        from tf_retracing._version import __version__  # no TensorFlow: answers at once
+
+        print(f"tf-retracing {__version__}")
+        return 0
     command, rest = argv[0], argv[1:]
     if command == "explain":
         from tf_retracing.explain import main as explain

@@ -48,7 +48,8 @@ options (before the script; what follows the script is its own):
                      every retrace counts); needs --guard
   --json PATH        also write the report as JSON (schema_version {{version}}) to PATH
   --                 end of options: the next argument is the script
-  -h, --help         show this help"""
+  -h, --help         show this help
+  --version          print the version of tf-retracing"""
 DEFAULT_WARMUP = 1
 
 
@@ -74,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if argv[0] in ("-h", "--help"):
         print(HELP.replace("{version}", str(REPORT_SCHEMA_VERSION)))
+        return 0
+    if argv[0] == "--version":
+        print(f"tf-retracing {tf_retracing.__version__}")
         return 0
     try:
         options = parse_options(argv)

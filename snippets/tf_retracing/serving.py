@@ -81,6 +81,7 @@ class SharedGraphPredictor:
             raise TypeError(f"max_architectures must be an int, got {max_architectures!r}")
         if max_architectures < 1:
             raise ValueError(f"max_architectures must be at least 1, got {max_architectures}")
+        _require_keras3()
         self.max_architectures = max_architectures
         self.strict = strict
         self._architectures: OrderedDict[str, _Architecture] = OrderedDict()
@@ -527,8 +528,32 @@ def _weight_specs(variables: list) -> list[tuple[list[int], str]]:
     return [(list(v.shape), str(v.dtype)) for v in variables]
 
 
+# Why the predictor cannot serve a Keras 2 model, in the one sentence both errors give.
+_KERAS3_REASON = (
+    "it passes each model's weights to one shared graph as Keras 3 variables "
+    "(keras.Variable), which Keras 2 models do not have"
+)
+
+
+def _require_keras3() -> None:
+    major = keras.__version__.split(".")[0]
+    if major.isdigit() and int(major) < 3:
+        raise RuntimeError(
+            f"SharedGraphPredictor needs Keras 3 and the installed keras is "
+            f"{keras.__version__} (TensorFlow 2.15 and older come with Keras 2): {_KERAS3_REASON}"
+        )
+
+
 def _check_model(model: Any) -> None:
     if not isinstance(model, keras.Model):
+        legacy = _internals.keras2_model_class(model)
+        if legacy is not None:
+            name = getattr(model, "name", "?")
+            raise TypeError(
+                f"SharedGraphPredictor needs a Keras 3 model, and model {name!r} is a "
+                f"Keras 2 model ({legacy}, from tf-keras or TF_USE_LEGACY_KERAS=1): "
+                f"{_KERAS3_REASON}; build or load it with Keras 3's `keras`"
+            )
         raise TypeError(f"expected a Keras model, got {type(model).__name__}")
     if not model.built:
         raise ValueError(

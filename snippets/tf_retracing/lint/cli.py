@@ -27,6 +27,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--ignore", help="also skip these rules, comma-separated")
     parser.add_argument("--config", help="the pyproject.toml to read settings from")
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
+    parser.add_argument("--version", action="version", version=f"tf-retracing {_version()}")
     return parser
 
 
@@ -39,9 +40,9 @@ def _codes(parser: argparse.ArgumentParser, option: str, value: str) -> frozense
 
 
 def _version() -> str:
-    import tf_retracing  # its __init__ imports TensorFlow only when a tool needs it
+    from tf_retracing._version import __version__  # never imports TensorFlow
 
-    return tf_retracing.__version__
+    return __version__
 
 
 def _list_rules(site_url: str) -> str:
