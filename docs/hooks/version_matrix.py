@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-import tomllib
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from tests.harness.codeblocks import ROOT, HarnessError, page_blocks, snippets_config
+from tests.harness.codeblocks import HarnessError, page_blocks, snippets_config
 from tests.matrix import render
+from tests.matrix.entries import declared_tensorflow
 from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
 _loaded: dict[str, object] = {}
@@ -34,11 +34,6 @@ def load() -> dict:
         except ResultsError as error:
             raise PluginError(f"version matrix results: {error}") from error
     return _loaded["doc"]  # type: ignore[return-value]
-
-
-def declared_tensorflow() -> str:
-    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    return next(d for d in dependencies if d.replace(" ", "").startswith("tensorflow"))
 
 
 def on_config(config, **_):

@@ -29,6 +29,10 @@ class Entry:
     tensorflow_package: str = "tensorflow-cpu"
     extra: tuple[str, ...] = ()  # further exact pins, e.g. tf-keras
     env: dict[str, str] = field(default_factory=dict)
+    keras_package: str = "keras"  # keras-nightly beside tf-nightly
+    # An early warning (a nightly): shown as such on the Versions page, its failures never
+    # fail a build or a test.
+    early_warning: bool = False
 
     @property
     def minor(self) -> tuple[int, int]:
@@ -43,7 +47,7 @@ class Entry:
     def requirements(self) -> list[str]:
         return [
             f"{self.tensorflow_package}=={self.tensorflow}",
-            f"keras=={self.keras}",
+            f"{self.keras_package}=={self.keras}",
             *self.extra,
         ]
 
@@ -59,6 +63,21 @@ def _entry(version: str, python: str, keras: str, **kwargs) -> Entry:
         **kwargs,
     )
 
+
+# The nightly the matrix and the install tests use, pinned so that a run can be repeated;
+# move both pins to the newest nightly when the matrix is re-run. It runs with the opt-in
+# set, so the Versions page shows how the full explainer fares on the next release.
+NIGHTLY = Entry(
+    id="tf-nightly",
+    label="tf-nightly (early warning)",
+    python="3.12",
+    tensorflow="2.23.0.dev20261026",
+    keras="3.16.0.dev2026102704",
+    tensorflow_package="tf-nightly",
+    keras_package="keras-nightly",
+    env={"TF_RETRACING_ALLOW_UNTESTED": "1"},
+    early_warning=True,
+)
 
 ENTRIES: tuple[Entry, ...] = (
     _entry("2.13.1", "3.11", "2.13.1"),
@@ -82,12 +101,24 @@ ENTRIES: tuple[Entry, ...] = (
         extra=("tf-keras==2.21.0",),
         env={"TF_USE_LEGACY_KERAS": "1"},
     ),
+    NIGHTLY,
 )
 
 
 # Pages that need a distribution only some entries install. Elsewhere they are not run,
 # and the Versions page says what they need instead of counting an ImportError.
 PAGE_NEEDS: dict[str, str] = {"docs/guide/keras-2.md": "tf-keras"}
+
+
+def declared_tensorflow(root: Path | None = None) -> str:
+    """The TensorFlow requirement of the package's ``tensorflow`` extra: the tested range
+    (TensorFlow itself is not a dependency; see pyproject.toml)."""
+    import tomllib
+
+    root = root or Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    (requirement,) = project["optional-dependencies"]["tensorflow"]
+    return requirement
 
 
 class InterpreterNotFound(LookupError):

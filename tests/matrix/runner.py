@@ -26,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ from tests.matrix.entries import (
     PAGE_NEEDS,
     Entry,
     InterpreterNotFound,
+    declared_tensorflow,
     interpreter,
 )
 
@@ -69,8 +69,9 @@ def v(name):
         return version(name)
     except PackageNotFoundError:
         return None
-tf = v("tensorflow-cpu") or v("tensorflow")
-out = {"python": sys.version.split()[0], "tensorflow": tf, "keras": v("keras"),
+tf = v("tensorflow-cpu") or v("tensorflow") or v("tf-nightly")
+keras = v("keras") or v("keras-nightly")
+out = {"python": sys.version.split()[0], "tensorflow": tf, "keras": keras,
        "numpy": v("numpy"), "tf_keras": v("tf-keras"), "tf_retracing": v("tf-retracing")}
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -424,13 +425,8 @@ def run_package_tests(python: Path, entry: Entry, work: Workspace, out: Path) ->
 
 
 def declared_support(tensorflow: str) -> bool:
-    """Whether the package's declared TensorFlow requirement admits this release."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    for dependency in project["dependencies"]:
-        requirement = Requirement(dependency)
-        if requirement.name == "tensorflow":
-            return requirement.specifier.contains(tensorflow, prereleases=True)
-    return False
+    """Whether the package's tested TensorFlow range admits this release."""
+    return Requirement(declared_tensorflow()).specifier.contains(tensorflow, prereleases=True)
 
 
 def provenance(command: str) -> dict:
