@@ -12,7 +12,6 @@ import importlib.util
 import json
 import os
 import re
-import tomllib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -23,7 +22,14 @@ from packaging.requirements import Requirement
 from tests.harness.codeblocks import ROOT, DocBlock, page_blocks
 from tests.harness.processes import build_site, copy_site_sources
 from tests.matrix import render, runner
-from tests.matrix.entries import ENTRIES, Entry, InterpreterNotFound, interpreter
+from tests.matrix.entries import (
+    ENTRIES,
+    NIGHTLY,
+    Entry,
+    InterpreterNotFound,
+    declared_tensorflow,
+    interpreter,
+)
 from tests.matrix.schema import (
     RESULTS_FILE,
     ResultsError,
@@ -258,6 +264,23 @@ def test_a_note_goes_under_the_shown_output_of_the_block_it_is_about():
     assert out.count("??? note") == 2  # nothing under the third block
 
 
+def test_an_early_warning_entry_adds_no_note_verdict_or_support():
+    blocks = blocks_of(PAGE)
+    passing = [("passed", "one\n", ""), ("passed", "two\n", ""), ("passed", "", "")]
+    doc = doc_for(
+        "docs/page.md",
+        blocks,
+        {"tf2.21": passing, NIGHTLY.id: [("failed", "", "ImportError: gone\n"), *passing[1:]]},
+    )
+    assert NIGHTLY.early_warning
+    out = render.add_block_notes(PAGE, "docs/page.md", blocks, doc, "TF 2.21", "../v.md")
+    assert out == PAGE  # the nightly's failure adds nothing to the guide page
+    assert render.clean_on(doc, "docs/page.md") == (["tf2.21"], [])
+    for entry in doc["entries"]:
+        entry["package"] = {"tests": {"status": "passed"}}
+    assert render.measured_support(doc) == ["tf2.21"]
+
+
 def test_notes_are_left_out_for_blocks_changed_since_the_run():
     blocks = blocks_of(PAGE)
     doc = doc_for("docs/page.md", blocks, {"tf2.13": [("differs", "uno\n", "")] * 3})
@@ -465,9 +488,16 @@ def test_interpreters_are_found_on_the_machine_never_downloaded(tmp_path, monkey
 
 def test_the_declared_entries():
     ids = [e.id for e in ENTRIES]
-    assert len(ids) == len(set(ids)) == 10
+    assert len(ids) == len(set(ids)) == 11
     assert {e.python for e in ENTRIES if e.minor < (2, 16)} == {"3.11"}
     assert {e.python for e in ENTRIES if e.minor >= (2, 16)} == {"3.12"}
+    # The nightly: an early warning, pinned, run with the opt-in to the full explainer.
+    assert [e.id for e in ENTRIES if e.early_warning] == [NIGHTLY.id]
+    assert NIGHTLY.requirements[:2] == [
+        f"tf-nightly=={NIGHTLY.tensorflow}",
+        f"keras-nightly=={NIGHTLY.keras}",
+    ]
+    assert NIGHTLY.env == {"TF_RETRACING_ALLOW_UNTESTED": "1"}
     for entry in ENTRIES:
         assert all("==" in pin for pin in entry.requirements), entry.id
         lock = runner.lock_path(entry).read_text()
@@ -558,13 +588,8 @@ def test_the_declared_tensorflow_range_is_the_range_the_matrix_measured():
 
     results = read_document(RESULTS_FILE, require_complete=True)
     passing = set(render.measured_support(results))
-    keras3 = [e for e in ENTRIES if not e.legacy_keras]
-    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    specifier = next(
-        Requirement(d).specifier
-        for d in dependencies["dependencies"]
-        if Requirement(d).name == "tensorflow"
-    )
+    keras3 = [e for e in ENTRIES if not e.legacy_keras and not e.early_warning]
+    specifier = Requirement(declared_tensorflow()).specifier
     admitted = {e.id for e in keras3 if specifier.contains(e.tensorflow)}
     assert admitted == passing, (
         f"pyproject.toml declares {specifier}, which admits {sorted(admitted)}; the "

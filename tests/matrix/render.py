@@ -29,6 +29,7 @@ STATUS_WORDS = {"passed": "pass", "differs": "differ", "failed": "fail", "not-ap
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _LABELS = {entry.id: entry.label for entry in ENTRIES}
 _ORDER = {entry.id: index for index, entry in enumerate(ENTRIES)}
+_EARLY_WARNING = frozenset(entry.id for entry in ENTRIES if entry.early_warning)
 
 
 class MarkerError(Exception):
@@ -115,8 +116,19 @@ class Outcome:
         return ADDRESS.sub("0x...", text)
 
 
+def early_warning(entry: dict) -> bool:
+    """A nightly's entry: shown on the Versions page as an early warning only; it never
+    adds a note under a guide block, a verdict on a page, or a release to the support."""
+    return entry["id"] in _EARLY_WARNING
+
+
+def settled_entries(doc: dict) -> list[dict]:
+    """The entries of released TensorFlow (every entry but the early warnings)."""
+    return [e for e in doc["entries"] if not early_warning(e)]
+
+
 def ran_entries(doc: dict) -> list[dict]:
-    return [e for e in doc["entries"] if e["environment"]["status"] == "ok"]
+    return [e for e in settled_entries(doc) if e["environment"]["status"] == "ok"]
 
 
 def current(doc: dict, page: str, blocks: Sequence[DocBlock]) -> list[bool]:
@@ -155,7 +167,7 @@ def clean_on(doc: dict, page: str) -> tuple[list[str], list[str]]:
     """Entries where every block of ``page`` passed, and entries where some did not; an
     entry that did not run the page for lack of what it needs is in neither."""
     clean, other = [], []
-    for entry in doc["entries"]:
+    for entry in settled_entries(doc):
         if needs(entry, page):
             continue
         ok = entry["environment"]["status"] == "ok" and all(
@@ -432,6 +444,12 @@ def package_cell(entry: dict) -> str:
 def entry_details(entry: dict, doc: dict, page_link: Callable[[str], str | None]) -> str:
     entry_id = entry["id"]
     out = [f"### {label(entry_id)} {{#{anchor('entry', entry_id)}}}", ""]
+    if early_warning(entry):
+        out.append(
+            "An early warning, not a supported release: what the next TensorFlow may change. "
+            "Its results add no note to a guide page and never fail a build."
+        )
+        out.append("")
     pins = ", ".join(code(r) for r in entry["requirements"])
     env = ", ".join(code(f"{k}={v}") for k, v in entry["env"].items())
     out.append(f"Pinned: {pins}" + (f"; environment {env}" if env else "") + ".")
