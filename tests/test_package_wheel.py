@@ -27,8 +27,13 @@ def test_the_wheel_holds_only_the_package_and_its_licence(built_site):
     assert "tf_retracing/_internals.py" in names
     assert any(name.endswith("licenses/LICENSE") for name in names)
     assert metadata["License-Expression"] == "Apache-2.0"
-    requires = metadata.get_all("Requires-Dist")
-    assert "tensorflow<2.22,>=2.16" in requires  # a supported range with an upper bound
+    # No TensorFlow of its own: any build the reader has serves. The extra gives the tested
+    # range, with an upper bound; the only dependency is tomli, on Python 3.10.
+    assert sorted(metadata.get_all("Requires-Dist")) == [
+        "tensorflow<2.22,>=2.16; extra == 'tensorflow'",
+        "tomli>=1.1; python_version < '3.11'",
+    ]
+    assert metadata.get_all("Provides-Extra") == ["tensorflow"]
     assert b"tf-retracing = tf_retracing.cli:main" in entry_points
 
 
@@ -47,10 +52,50 @@ def test_the_install_page_gives_the_published_wheel(built_site):
     assert "simple/ tf-retracing" in page
 
 
-def test_the_package_version_matches_its_metadata():
+def test_the_version_is_written_in_one_place(built_site):
     import tomllib
 
     import tf_retracing
+    from tf_retracing._version import __version__
 
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert tf_retracing.__version__ == project["version"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["hatch"]["version"]["path"] == "snippets/tf_retracing/_version.py"
+    assert tf_retracing.__version__ == __version__
+    assert _wheel(built_site).name == f"tf_retracing-{__version__}-py3-none-any.whl"
+    changelog = (ROOT / "docs" / "changelog.md").read_text()
+    assert f"\n## {__version__} (" in changelog  # every version has its changelog section
+
+
+def test_the_release_notes_are_the_versions_changelog_section(tmp_path):
+    import subprocess
+    import sys
+
+    from tf_retracing._version import __version__
+
+    script = ROOT / ".ci" / "changelog_section.py"
+    done = subprocess.run(
+        [sys.executable, str(script), __version__], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    changelog = (ROOT / "docs" / "changelog.md").read_text()
+    assert done.stdout.strip() and done.stdout.strip() in changelog
+    assert "\n## " not in done.stdout  # one section, not the next release's too
+    missing = subprocess.run(
+        [sys.executable, str(script), "0.0.1"], capture_output=True, text=True, check=False
+    )
+    assert missing.returncode == 1 and "no section '## 0.0.1 (...)'" in missing.stderr
+
+
+def test_the_release_workflow_attaches_the_files_and_publishes_only_when_switched_on():
+    import yaml
+
+    jobs = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())["jobs"]
+    build = "\n".join(step.get("run", "") for step in jobs["build"]["steps"])
+    assert "twine==6.1.0 check --strict dist/*" in build
+    assert ".ci/changelog_section.py" in build
+    release = jobs["github-release"]
+    assert release["permissions"] == {"contents": "write"}
+    assert "gh release create" in release["steps"][-1]["run"]
+    assert jobs["publish"]["if"] == "vars.PYPI_PUBLISH == 'true'"
+    assert jobs["publish"]["permissions"] == {"id-token": "write"}
