@@ -810,6 +810,28 @@ def test_the_package_imports_tensorflow_only_when_a_tool_needs_it():
 
 
 @pytest.mark.slow
+def test_every_version_option_answers_without_importing_tensorflow():
+    version = __import__("tf_retracing").__version__
+    probe = (
+        "import contextlib, io, sys\n"
+        "from tf_retracing import cli, explain\n"
+        "from tf_retracing.lint import main as lint\n"
+        "for run in (lambda: cli.main(['--version']), lambda: explain.main(['--version']),\n"
+        "            lambda: lint(['--version']), lambda: cli.main(['--help'])):\n"
+        "    out = io.StringIO()\n"
+        "    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n"
+        "        run()\n"
+        "    print(out.getvalue().splitlines()[0])\n"
+        "print('tensorflow' in sys.modules, 'keras' in sys.modules)\n"
+    )
+    done = _python("-c", probe)
+    lines = done.stdout.splitlines()
+    assert lines[:3] == [f"tf-retracing {version}"] * 3, done.stderr
+    assert lines[3].startswith("usage: tf-retracing explain")
+    assert lines[4] == "False False"
+
+
+@pytest.mark.slow
 def test_python_dash_m_and_the_console_command(tmp_path):
     write(tmp_path, "hazard.py", HAZARD)
     by_module = _python("-m", "tf_retracing.lint", "hazard.py", cwd=tmp_path)
