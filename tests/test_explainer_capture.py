@@ -19,6 +19,7 @@ from tf_retracing import (
     watch_every_tf_function,
 )
 from tf_retracing import explainer as rx
+from tf_retracing.explainer import WatchedCaller, WatchedCopyWarning
 
 
 class Doubler(tf.Module):
@@ -113,39 +114,45 @@ def small_model():
     return model
 
 
-def test_a_keras_train_function_is_refused_with_what_to_do_instead():
+def test_a_keras_train_function_is_explained_where_keras_calls_it():
     model = small_model()
     model.fit(np.zeros((8, 4)), np.zeros((8, 1)), epochs=1, verbose=0)
-    with pytest.raises(TypeError) as refused:
-        explain_retracing(model.train_function)
-    text = str(refused.value)
-    assert "calls the tf.function `multi_step_on_iterator` from its closure" in text
-    assert "watch_every_tf_function()" in text and "python -m tf_retracing.explain" in text
-    assert "make_train_function(force=True)" in text
-    # What the message offers works: the step function is watched, fit trains as usual.
-    with watch_every_tf_function() as watches:
-        model.make_train_function(force=True)
-        history = model.fit(np.zeros((8, 4)), np.zeros((8, 1)), epochs=2, verbose=0)
+    watched = explain_retracing(model.train_function)  # a plain function in Keras 3
+    assert isinstance(watched, WatchedCaller) and watched.__wrapped__ is model.train_function
+    (step,) = watched.watched_functions
+    assert step.__name__ == "multi_step_on_iterator"
+    # fit keeps calling model.train_function, which now calls the watched step function.
+    history = model.fit(np.zeros((8, 4)), np.zeros((8, 1)), epochs=2, verbose=0)
     assert len(history.history["loss"]) == 2
-    assert any(watch.name.endswith("multi_step_on_iterator") for watch in watches)
+    # Sample weights make each element a triple: the step function traces again.
+    model.fit(np.zeros((8, 4)), np.zeros((8, 1)), sample_weight=np.ones(8), verbose=0)
+    (reason,) = watched.retrace_reasons
+    assert (reason.argument, reason.kind) == ("iterator.element_spec", "structure")
+    assert (reason.before, reason.after) == ("a tuple of 2", "a tuple of 3")
+    assert "keras/src" not in reason.message
 
 
-def test_a_plain_function_calling_a_closure_tf_function_can_still_be_wrapped_explicitly():
+def test_a_plain_function_calling_a_closure_tf_function_is_watched_where_it_calls_it():
     inner = tf.function(lambda x: x + 1)
 
     def outer(x):
         return inner(x) * 2
 
-    with pytest.raises(TypeError, match=r"calls the tf\.function `inner`"):
-        explain_retracing(outer)
-    watched = explain_retracing(tf.function(outer))  # the escape the message names
+    watched = explain_retracing(outer)
     assert watched(tf.constant(1)).numpy() == 4
+    assert outer(tf.constant([1, 2])).numpy().tolist() == [4, 6]  # through the original too
+    (reason,) = watched.retrace_reasons
+    assert (reason.argument, reason.kind) == ("x", "shape")
+    assert inner.experimental_get_tracing_count() == 2  # watched in place: its own traces
+    again = explain_retracing(tf.function(outer))  # one graph around it, if asked for
+    assert again(tf.constant(1)).numpy() == 4
 
 
 def test_a_keras_predict_function_is_watched_in_place():
     model = small_model()
     model.predict(np.zeros((8, 4)), verbose=0)
-    model.predict_function = explain_retracing(model.predict_function)
+    with pytest.warns(WatchedCopyWarning, match="has traced already"):  # a copy, said so
+        model.predict_function = explain_retracing(model.predict_function)
     model.predict(np.zeros((8, 4)), verbose=0)
     model.predict(np.zeros((5, 4)), verbose=0)
     (reason,) = model.predict_function.retrace_reasons

@@ -215,8 +215,9 @@ def test_structure_of_a_dataset_argument():
     first(tf.data.Dataset.range(3))
     first(tf.data.Dataset.from_tensors(1.0))
     reason = only_reason(first)
-    assert (reason.argument, reason.kind) == ("ds", "structure")
-    assert "int64" in reason.before and "float32" in reason.after
+    # What changed inside the dataset, at its path: its elements' dtype.
+    assert (reason.argument, reason.kind) == ("ds.element_spec", "dtype")
+    assert (reason.before, reason.after) == ("int64", "float32")
 
 
 def test_nested_paths_into_dicts_lists_and_namedtuples():

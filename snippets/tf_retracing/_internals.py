@@ -8,6 +8,7 @@ TensorFlow or Keras release that moves something degrades a tool, never breaks a
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 import types
 from collections.abc import Callable, Iterator
@@ -167,6 +168,28 @@ def function_cache(function):
     return function._function_cache
 
 
+def can_watch_in_place(function, watched_class: type) -> bool:
+    """Whether ``function`` can become a ``watched_class`` in place: a plain tf.function
+    (not a subclass such as a restored one) that has never traced, so its Python function
+    may still be wrapped (TensorFlow's own ``_decorate`` refuses once it has traced)."""
+    return (
+        type(function) is watched_class.__base__
+        and getattr(function, "_variable_creation_config", True) is None
+        and getattr(function, "_no_variable_creation_config", True) is None
+        and len(function._function_cache) == 0
+    )
+
+
+def watch_in_place(function, watched_class: type, wrap: Callable, cache) -> None:
+    """Make ``function`` itself a ``watched_class``: its Python function wrapped by ``wrap``
+    (with TensorFlow's ``_decorate``, as tf.Module wraps methods in a name scope) and its
+    trace cache replaced by ``cache``. Calls, traces, get_concrete_function and what
+    tf.saved_model.save exports stay the function's own: nothing is copied."""
+    function._decorate(wrap)
+    function._function_cache = cache
+    function.__class__ = watched_class  # same layout: the subclass adds methods only
+
+
 def set_function_cache(function, cache) -> None:
     function._function_cache = cache
 
@@ -242,16 +265,49 @@ def watching_restored_functions(watch: Callable) -> Iterator[None]:
 # TensorFlow's trace types become the plain dataclasses the comparison works on.
 
 
-def describe_trace(tracing: dict, instance) -> td.TraceDescription:
+def describe_trace(tracing: dict, instance, concrete_function=None) -> td.TraceDescription:
     """The description of one trace, from ``tracing_locals`` and, for a method traced
-    for one instance, a weak reference to that instance (``self``)."""
+    for one instance, a weak reference to that instance (``self``). With the trace's
+    ``concrete_function``, each Python number says what dtype the graph made of it."""
     var_positional = _var_positional_name(tracing["polymorphic_type"])
     call = _parameters(tracing["call_type"], var_positional)
     traced = _parameters(tracing["traced_type"], var_positional)
+    constants = _scalar_constants(concrete_function)
+    if constants:
+        call = {name: _with_uses(node, constants) for name, node in call.items()}
     if instance is not None:
         this = _object(instance)
         call, traced = {"self": this, **call}, {"self": this, **traced}
     return td.TraceDescription(call, traced, describe_context(tracing["context"]))
+
+
+def _scalar_constants(concrete_function) -> list[tuple[object, str]]:
+    """(value, dtype name) of every scalar numeric constant of a traced graph: where a
+    Python number argument ended up (TensorFlow bakes it into the graph as a constant)."""
+    graph = getattr(concrete_function, "graph", None)
+    if graph is None:
+        return []
+    found = []
+    for op in graph.get_operations():
+        if op.type != "Const" or op.outputs[0].shape.rank != 0:
+            continue
+        dtype = op.outputs[0].dtype
+        if not (dtype.is_integer or dtype.is_floating):
+            continue
+        found.append((tf.make_ndarray(op.get_attr("value")).item(), dtype.name))
+    return found
+
+
+def _with_uses(node: td.Node, constants: list) -> td.Node:
+    if isinstance(node, td.Structure):
+        children = tuple((path, _with_uses(child, constants)) for path, child in node.children)
+        return dataclasses.replace(node, children=children)
+    if not isinstance(node, td.PythonValue) or isinstance(node.value, bool):
+        return node
+    if not isinstance(node.value, int | float):
+        return node
+    used_as = sorted({dtype for value, dtype in constants if value == node.value})
+    return dataclasses.replace(node, used_as=tuple(used_as))
 
 
 def _var_positional_name(function_type) -> str | None:
@@ -294,7 +350,53 @@ def describe_type(trace_type) -> td.Node:
         return structure
     if hasattr(trace_type, "shape") and hasattr(trace_type, "dtype"):
         return _tensor(trace_type)
+    composite = _composite(trace_type)
+    if composite is not None:
+        return composite
     return td.OtherLeaf(type(trace_type).__name__, repr(trace_type), trace_type)
+
+
+def _composite(spec) -> td.Structure | None:
+    """A composite value's spec (a distributed value's ``PerReplicaSpec``, an iterator's
+    ``IteratorSpec``, a dataset's ``DatasetSpec``...) as a structure of what it holds, so
+    that a shape changed inside it is a shape change at a path (``inputs[0]``), not a new
+    kind of value. A TypeSpec is identified by its private ``_serialize()``: the values it
+    was built from (its element spec, its per-replica specs...)."""
+    if not isinstance(spec, tf.TypeSpec):
+        return None
+    try:
+        parts = spec._serialize()
+    except (AttributeError, NotImplementedError):
+        return None
+    type_name = type(spec).__name__.removesuffix("Spec")
+    parts = parts if isinstance(parts, tuple) else (parts,)
+    # A dataset's or an iterator's elements (IteratorSpec keeps them private).
+    element_spec = getattr(spec, "element_spec", getattr(spec, "_element_spec", None))
+    children = tuple(
+        (".element_spec" if part is element_spec else f"[{index}]", _serialized(part))
+        for index, part in enumerate(parts)
+    )
+    return td.Structure("composite", type_name, children)
+
+
+def _serialized_children(parts) -> tuple:
+    if isinstance(parts, dict):
+        return tuple((f"[{key!r}]", _serialized(value)) for key, value in parts.items())
+    if isinstance(parts, list | tuple):
+        return tuple((f"[{i}]", _serialized(value)) for i, value in enumerate(parts))
+    return (("", _serialized(parts)),)
+
+
+def _serialized(value) -> td.Node:
+    if isinstance(value, tf.TypeSpec):
+        return describe_type(value)
+    if isinstance(value, dict | list | tuple):
+        return td.Structure(type(value).__name__, type(value).__name__, _serialized_children(value))
+    if isinstance(value, tf.TensorShape):
+        return td.PythonValue(None if value.rank is None else tuple(value.as_list()))
+    if isinstance(value, tf.DType):
+        return td.PythonValue(value.name)
+    return td.PythonValue(value)
 
 
 def _object(ref) -> td.ObjectRef:

@@ -63,6 +63,8 @@ def explain(
     """Why trace ``number`` of ``function`` happened: ``new`` against the closest earlier
     trace in ``history`` (the one with fewest differences; ties go to the most recent)."""
     compare = compare or changes
+    if new.context.saving:  # every trace tf.saved_model.save makes is one of its own
+        return _save_time_reason(function, number, new)
     closest: list[Change] | None = None
     for earlier in reversed(history):
         found = compare(earlier, new)
@@ -88,6 +90,27 @@ def explain(
         message=message,
         others=tuple(map(short, others)),
         subkind=first.subkind,
+    )
+
+
+def _save_time_reason(function: str, number: int, new: TraceDescription) -> RetraceReason:
+    signature = ", ".join(f"{name}: {describe(node)}" for name, node in new.call.items())
+    message = (
+        f"`{function}` traced again (trace {number}): traced by tf.saved_model.save for a "
+        f"signature it exports ({signature or 'no arguments'}). Saving traces each concrete "
+        "function of a tf.function again under its save options, once per traced signature "
+        "each time the model is saved; nothing to fix, and later calls keep using their own "
+        "traces."
+    )
+    return RetraceReason(
+        function=function,
+        trace=number,
+        argument=None,
+        kind="context",
+        before="in a normal call",
+        after="while saving (tf.saved_model.save)",
+        message=message,
+        subkind="saving",
     )
 
 
@@ -214,7 +237,11 @@ def _same_layout(old: Structure, new: Structure) -> bool:
 # What a difference is --------------------------------------------------------------
 
 
-def _diff(path: str, old: Node, new: Node, general: Node) -> list[Change]:
+def _diff(
+    path: str, old: Node, new: Node, general: Node, inside: str | None = None
+) -> list[Change]:
+    """The changes from ``old`` to ``new`` at ``path``; ``inside`` names the composite
+    value (a distributed value, an iterator) the path is in, whose shapes the data sets."""
     if accepts(old, new):
         return []
     if isinstance(old, Structure) or isinstance(new, Structure):
@@ -224,16 +251,20 @@ def _diff(path: str, old: Node, new: Node, general: Node) -> list[Change]:
             return [_structure_change(path, describe(old), describe(new))]
         new_children = dict(new.children)
         general_children = dict(general.children) if isinstance(general, Structure) else {}
+        if old.container == "composite":
+            inside = inside or old.type_name
         found = []
         for suffix, old_child in old.children:
             new_child = new_children[suffix]
             general_child = general_children.get(suffix, new_child)
-            found.extend(_diff(path + suffix, old_child, new_child, general_child))
+            found.extend(_diff(path + suffix, old_child, new_child, general_child, inside))
         return found
-    return [_leaf_change(path, old, new, general)]
+    return [_leaf_change(path, old, new, general, inside)]
 
 
-def _leaf_change(path: str, old: Node, new: Node, general: Node) -> Change:
+def _leaf_change(
+    path: str, old: Node, new: Node, general: Node, inside: str | None = None
+) -> Change:
     before, after = describe(old), describe(new)
     if isinstance(old, PythonValue) or isinstance(new, PythonValue):
         return _python_value_change(path, old, new, before, after)
@@ -241,7 +272,7 @@ def _leaf_change(path: str, old: Node, new: Node, general: Node) -> Change:
         if old.dtype != new.dtype:
             return _dtype_change(path, old, new)
         if not _shape_accepts(old.shape, new.shape):
-            return _shape_change(path, old, new, general)
+            return _shape_change(path, old, new, general, inside)
         return _kind_of_value_change(path, _spec_text(old), _spec_text(new))
     if isinstance(old, ObjectRef) and isinstance(new, ObjectRef):
         return _object_change(path, before, after)
@@ -279,6 +310,8 @@ def _structure_label(node: Structure) -> str:
     if node.container == "dict":
         keys = ", ".join(suffix[1:-1] for suffix in suffixes)  # "['ids']" -> "'ids'"
         return f"a dict with keys {keys}" if suffixes else "an empty dict"
+    if node.container == "composite":  # what it holds is in the children's paths
+        return f"{article(node.type_name)} {node.type_name} value"
     fields = ", ".join(suffix.removeprefix(".") for suffix in suffixes)
     return f"{article(node.type_name)} {node.type_name}({fields})"
 
@@ -308,7 +341,9 @@ def article(word: str) -> str:
 # The advice for each kind of change -----------------------------------------------
 
 
-def _shape_change(path: str, old: TensorLeaf, new: TensorLeaf, general: Node) -> Change:
+def _shape_change(
+    path: str, old: TensorLeaf, new: TensorLeaf, general: Node, inside: str | None = None
+) -> Change:
     before, after = shape_text(old.shape), shape_text(new.shape)
     if old.shape is None or new.shape is None or len(old.shape) != len(new.shape):
         subkind = "rank"
@@ -329,6 +364,8 @@ def _shape_change(path: str, old: TensorLeaf, new: TensorLeaf, general: Node) ->
             f"{spec(new, relaxed)} in input_signature, "
             "or use reduce_retracing=True; otherwise pad or bucket inputs to a few sizes."
         )
+    if inside is not None:  # no spec can be given to a part of it: the data sets its shapes
+        fix = _composite_shape_fix(path, inside, subkind == "dimension" and changed == [0])
     if isinstance(general, TensorLeaf) and general.shape != new.shape:
         fix = (
             f"reduce_retracing made this trace general ({shape_text(general.shape)}), so "
@@ -336,6 +373,24 @@ def _shape_change(path: str, old: TensorLeaf, new: TensorLeaf, general: Node) ->
         )
     advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
     return Change(path, "shape", before, after, advice, subkind)
+
+
+def _composite_shape_fix(path: str, inside: str, batch_only: bool) -> str:
+    where = (
+        f"`{path}` is part of {article(inside)} {inside} value (what a distributed dataset "
+        "or a dataset iterator passes), so its shape comes from the data."
+    )
+    batch = (
+        " A smaller last batch is the usual cause: batch the dataset with "
+        "drop_remainder=True (or repeat it) so that every batch has the same size."
+        if batch_only
+        else ""
+    )
+    return (
+        f"{where}{batch} If the size varies by design, let the dataset leave that dimension "
+        "None (its element_spec shows it), or use reduce_retracing=True, which traces once "
+        "more with the dimension None; otherwise pad or bucket the data to a few sizes."
+    )
 
 
 def spec(node: TensorLeaf, shape) -> str:
@@ -369,17 +424,47 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
         )
         fix = (
             "Every new Python value is a new trace: if it varies, pass it as a tensor "
-            f"(tf.constant({after})); if it takes a few fixed values, expect one trace each."
+            f"({_as_tensor(new)}); if it takes a few fixed values, expect one trace each."
         )
     elif isinstance(new, PythonValue):
         subkind = "became-python"
         what = f"was {before} and is now the Python value {after}"
-        fix = f"Pass a tensor every time (tf.constant({after})), not a Python value."
+        fix = f"Pass a tensor every time ({_as_tensor(new)}), not a Python value."
     else:
         subkind = "was-python"
         what = f"was the Python value {before} and is now {after}"
         fix = "Pass the same kind of value every time; a tensor if the value changes."
     return Change(path, "python-value", before, after, f"argument `{path}` {what}. {fix}", subkind)
+
+
+# The dtype tf.constant gives a Python number of each type when none is named.
+_DEFAULT_DTYPES = {"int": "int32", "float": "float32"}
+
+
+def _as_tensor(node: PythonValue) -> str:
+    """The tensor to pass instead of a Python value, with the dtype the function needs:
+    the one the traced graph made of the value, where it shows one."""
+    value = repr(node.value)
+    default = _DEFAULT_DTYPES.get(type(node.value).__name__)
+    if default is None:  # not a number: tf.constant keeps its kind (str, bool)
+        return f"tf.constant({value})"
+    if len(node.used_as) == 1:
+        return (
+            f"tf.constant({value}, dtype=tf.{node.used_as[0]}), the dtype the function uses it as"
+        )
+    if node.used_as:
+        used = ", ".join(node.used_as)
+        return (
+            f"tf.constant({value}, dtype=...) with the dtype of the operation it feeds; the "
+            f"traced graph has it as {used}"
+        )
+    return (
+        f"tf.constant({value}), which is {default}: name another dtype if the function "
+        f"needs one, e.g. tf.constant({value}, dtype=tf.int64) for a tf.summary step"
+        if default == "int32"
+        else f"tf.constant({value}), which is {default}: name another dtype if the function "
+        "needs one, e.g. dtype=tf.float64 beside float64 tensors"
+    )
 
 
 def _object_change(path: str, before: str, after: str) -> Change:

@@ -45,11 +45,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import inspect
 import logging
 import sys
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 
@@ -143,11 +145,13 @@ class _Watch:
 
     # --8<-- [end:hook]
 
-    def commit(self, trace: _Trace) -> None:
+    def commit(self, trace: _Trace, concrete_function=None) -> None:
         """Record a trace TensorFlow has just added to its cache, and explain it."""
         # From the Python body's start to the graph in the cache: what this trace cost.
         trace_ms = trace.ms = (time.perf_counter() - trace.started) * 1e3
-        trace.description = _internals.describe_trace(trace.tracing, trace.instance)
+        trace.description = _internals.describe_trace(
+            trace.tracing, trace.instance, concrete_function
+        )
         trace.tracing = None  # TensorFlow's types are not needed any more
         number = len(self.traces) + 1
         if self.traces:
@@ -238,7 +242,7 @@ class _RecordingCache(FunctionCache):
         if pending is not None:
             watch, trace = pending
             try:
-                watch.commit(trace)
+                watch.commit(trace, fn)
             except Exception as error:  # the explanation must never break the call
                 watch.commit_unexplained(trace, error)
             _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
@@ -265,7 +269,7 @@ class RetracingGuard:
     def check(self, watch: _Watch, reason: RetraceReason | None) -> bool | None:
         """Count one trace. None: nothing to do; else whether it is the function's first
         retrace after warm-up (the one to log)."""
-        if not self.covers(watch) or _creates_variables_once(reason):
+        if not self.covers(watch) or _part_of_a_one_off(reason):
             return None
         with self._lock:
             # All tf.function objects made for one Python code count together: a new
@@ -283,9 +287,15 @@ _GUARDS: list[RetracingGuard] = []
 _GUARDS_LOCK = threading.Lock()
 
 
-def _creates_variables_once(reason: RetraceReason | None) -> bool:
-    """The second trace of a first call that created variables: part of that call."""
-    return reason is not None and reason.kind == "context" and reason.subkind == "variable-creation"
+def _part_of_a_one_off(reason: RetraceReason | None) -> bool:
+    """A trace that is part of something done once, never a retrace to guard against: the
+    second trace of a first call that created variables, or a trace tf.saved_model.save
+    makes for a signature it exports (a guard that raised there would break the save)."""
+    return (
+        reason is not None
+        and reason.kind == "context"
+        and reason.subkind in ("variable-creation", "saving")
+    )
 
 
 def _enforce_guards(watch: _Watch, reason: RetraceReason | None) -> None:
@@ -403,9 +413,11 @@ def explain_retracing(fn=None, /, **tf_function_options):
             )
         if isinstance(fn, WatchedFunction) and fn._watch is not None:
             return fn
-        return _watched_copy(fn)
-    _refuse_a_wrapper_of_tf_functions(fn)
-    return _watched_copy(_ORIGINAL_TF_FUNCTION(fn, **tf_function_options))
+        return _watched(fn, said_by="explain_retracing()")
+    caller = _watch_what_it_calls(fn)
+    if caller is not None:
+        return caller
+    return _watched(_ORIGINAL_TF_FUNCTION(fn, **tf_function_options))
 
 
 def _refuse_non_callable(fn) -> None:
@@ -421,41 +433,104 @@ def _refuse_non_callable(fn) -> None:
     raise TypeError(hint)
 
 
-def _refuse_a_wrapper_of_tf_functions(fn) -> None:
-    """A plain Python function that calls a tf.function from its closure (as Keras 3's
-    ``model.train_function`` does) must not be wrapped: a new tf.function around it would
-    trace its Python arguments, such as a data iterator, on every call."""
-    inner = _tf_function_in_closure(fn)
-    if inner is None:
-        return
-    name = display_name(fn)
-    raise TypeError(
-        f"explain_retracing(): `{name}` is a plain Python function that calls the "
-        f"tf.function `{inner}` from its closure (as Keras's model.train_function does). "
-        "Wrapping it would make a new tf.function around it, which traces its Python "
-        "arguments (a data iterator, say) again on every call. Watch the tf.functions it "
-        "calls instead: create them inside `with watch_every_tf_function() as watches:` "
-        "and print `report(watches)` (for a Keras model, call model.fit or model.predict "
-        "for the first time, or model.make_train_function(force=True), inside the block), "
-        "or run the program with `python -m tf_retracing.explain`. To trace it as one "
-        f"graph anyway, pass explain_retracing(tf.function({name.rsplit('.', 1)[-1]}))."
-    )
+class WatchedCaller:
+    """A plain Python function that calls tf.functions from its closure (as Keras 3's
+    ``model.train_function`` calls the step function it builds), with those tf.functions
+    watched where it calls them: every call of the original function (Keras's ``fit``
+    included) goes through the watched ones, whether or not this object is used.
+
+    Calling it calls the original function. ``retrace_reasons`` gathers the reasons of
+    every watched tf.function, oldest first within each; ``watched_functions`` lists them.
+    """
+
+    def __init__(self, function: Callable, watched: list):
+        functools.update_wrapper(self, function)
+        self.watched_functions = watched
+
+    def __call__(self, *args, **kwargs):
+        return self.__wrapped__(*args, **kwargs)
+
+    @property
+    def retrace_reasons(self) -> list[RetraceReason]:
+        return [reason for function in self.watched_functions for reason in function._watch.reasons]
+
+    @property
+    def _watch(self) -> _Watch:  # for tracing_budget and guard_retracing: the outermost one
+        return self.watched_functions[0]._watch
 
 
-def _tf_function_in_closure(fn) -> str | None:
-    """The name of a tf.function that ``fn`` holds in its closure, or None."""
-    target = getattr(fn, "__func__", fn)  # a bound method's function
-    code, closure = getattr(target, "__code__", None), getattr(target, "__closure__", None)
-    if code is None or not closure:
+def _watch_what_it_calls(fn) -> WatchedCaller | None:
+    """For a plain function that holds tf.functions in its closure: watch each of them
+    where it is (itself if it has never traced; else a watched copy put in its place, whose
+    next call traces once), and return the function with their reasons. Wrapping such a
+    function in a new tf.function instead would trace its Python arguments (a data
+    iterator, say) again on every call. None if ``fn`` holds no tf.function."""
+    cells = _tf_function_cells(fn)
+    if not cells:
         return None
-    for name, cell in zip(code.co_freevars, closure, strict=False):
+    watched = []
+    for cell in cells:
+        function = cell.cell_contents
+        if getattr(function, "_watch", None) is None:
+            function = _watched(function)
+            cell.cell_contents = function  # the same object when watched in place
+        watched.append(function)
+    return WatchedCaller(fn, watched)
+
+
+def _tf_function_cells(fn) -> list:
+    """The closure cells of ``fn`` that hold a tf.function."""
+    target = getattr(fn, "__func__", fn)  # a bound method's function
+    closure = getattr(target, "__closure__", None) or ()
+    cells = []
+    for cell in closure:
         try:
             value = cell.cell_contents
         except ValueError:  # a cell not filled yet
             continue
         if isinstance(value, PolymorphicFunction):
-            return name
-    return None
+            cells.append(cell)
+    return cells
+
+
+class WatchedCopyWarning(UserWarning):
+    """explain_retracing() got a tf.function that had traced already: it watches a copy."""
+
+
+def _watched(function: PolymorphicFunction, said_by: str | None = None) -> WatchedFunction:
+    """``function`` itself, watched, if it has never traced; otherwise a watched copy,
+    which ``said_by`` (the caller's name) warns about, since calls through the copy are
+    not calls of ``function``."""
+    if _internals.can_watch_in_place(function, WatchedFunction):
+        return _watch_in_place(function)
+    if said_by is not None and _internals.restored_function_parts(function) is None:
+        name = display_name(function.python_function)
+        warnings.warn(
+            f"{said_by}: `{name}` has traced already "
+            f"({function.experimental_get_tracing_count()} traces), so it cannot be watched "
+            "in place; the function returned is a watched copy. Calls through the copy are "
+            f"not calls of `{name}`: its own traces, get_concrete_function and what "
+            "tf.saved_model.save exports stay as they were. Watch it before its first call "
+            "to watch the function itself.",
+            WatchedCopyWarning,
+            stacklevel=3,
+        )
+    return _watched_copy(function)
+
+
+def _watch_in_place(function: PolymorphicFunction) -> WatchedFunction:
+    python_function = function.python_function
+    watch = _Watch(
+        display_name(python_function),
+        _where(python_function),
+        _code(function),
+        library=_library_of(python_function),
+    )
+    _internals.watch_in_place(
+        function, WatchedFunction, lambda body: _trace_hook(body, watch), _RecordingCache()
+    )
+    _start_watching(function, watch)
+    return function
 
 
 def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
@@ -577,7 +652,7 @@ def _watching_tf_function(func=None, *args, **options):
     """Stands in for tf.function (same arguments): makes the tf.function, then watches it."""
     if func is None:
         return lambda inner: _watching_tf_function(inner, *args, **options)
-    return _watched_copy(_ORIGINAL_TF_FUNCTION(func, *args, **options))
+    return _watched(_ORIGINAL_TF_FUNCTION(func, *args, **options))
 
 
 @contextlib.contextmanager

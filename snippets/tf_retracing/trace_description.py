@@ -41,9 +41,15 @@ class TensorLeaf:
 
 @dataclasses.dataclass(frozen=True)
 class PythonValue:
-    """A Python value TensorFlow keys on by value (a number, string, bool, None...)."""
+    """A Python value TensorFlow keys on by value (a number, string, bool, None...).
+
+    ``used_as``: for a number, the dtypes of the constants with its value in the traced
+    graph, i.e. what the function turned it into (int64 for a tf.summary step, float32
+    when multiplied with a float32 tensor); empty when the graph does not show it.
+    """
 
     value: object
+    used_as: tuple[str, ...] = dataclasses.field(default=(), compare=False)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
