@@ -1,0 +1,244 @@
+"""The explainer on the shapes of program users report: watching must not change the
+program (a tf.Module saves and loads as unwatched), and every kind of advice it prints is
+applied here literally, as a reader would paste it, to check that the retrace is gone and
+that the fixed program still runs."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import tensorflow as tf
+from tf_retracing import explain_retracing, guard_retracing
+
+CONSTANT = re.compile(r"tf\.constant\([^()]*\)")
+TENSOR_SPEC = re.compile(r"tf\.TensorSpec\(shape=\[[^\]]*\], dtype=tf\.\w+\)")
+
+
+def advice(pattern: re.Pattern, message: str) -> str:
+    found = pattern.findall(message)
+    assert found, f"no {pattern.pattern} in: {message}"
+    return found[0]
+
+
+# --- watching does not change the program ---------------------------------------------
+
+
+class Scaler(tf.Module):
+    def __init__(self):
+        self.factor = tf.Variable(3.0)
+
+    @tf.function
+    def scale(self, x):
+        return x * self.factor
+
+
+def run_and_save(module: Scaler, folder) -> list:
+    outputs = [module.scale(tf.ones([2])).numpy().tolist()]
+    outputs.append(module.scale(tf.ones([3])).numpy().tolist())
+    tf.saved_model.save(module, str(folder))
+    loaded = tf.saved_model.load(str(folder))
+    outputs.append(loaded.scale(tf.ones([2])).numpy().tolist())
+    outputs.append(loaded.scale(tf.ones([3])).numpy().tolist())
+    return outputs
+
+
+def test_a_watched_module_method_saves_loads_and_counts_as_the_unwatched_one(tmp_path):
+    plain, watched_module = Scaler(), Scaler()
+    watched = explain_retracing(watched_module.scale)
+    assert watched is watched_module.scale  # the module's own function, not a copy
+    assert run_and_save(watched_module, tmp_path / "w") == run_and_save(plain, tmp_path / "p")
+    count = watched_module.scale.experimental_get_tracing_count()
+    assert count == plain.scale.experimental_get_tracing_count()
+    assert [r.kind for r in watched.retrace_reasons][0] == "shape"
+    spec = tf.TensorSpec([2])
+    assert watched_module.scale.get_concrete_function(spec).structured_outputs.shape == [2]
+    assert watched_module.scale.experimental_get_tracing_count() == count  # reused, as plain
+    assert watched_module.scale.__wrapped__.__name__ == plain.scale.__wrapped__.__name__
+    checkpoint = tf.train.Checkpoint(module=watched_module)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    watched_module.factor.assign(0.0)
+    checkpoint.restore(path)
+    assert watched_module.scale(tf.ones([2])).numpy().tolist() == [3.0, 3.0]
+
+
+def test_a_function_that_traced_already_is_copied_and_the_copy_is_said(tmp_path):
+    module = Scaler()
+    module.scale(tf.ones([2]))
+    with pytest.warns(UserWarning, match="cannot be watched in place; the function returned"):
+        copy = explain_retracing(module.scale)
+    assert copy is not module.scale
+
+
+def negate(x):
+    return -x
+
+
+def pickled(function) -> str:
+    import pickle
+
+    try:
+        again = pickle.loads(pickle.dumps(function))
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+    return str(again(tf.constant([1.0])).numpy().tolist())
+
+
+def test_a_watched_function_pickles_where_tensorflow_allows_and_fails_where_it_does_not():
+    plain, watched = tf.function(negate), explain_retracing(tf.function(negate))
+    assert pickled(watched) == pickled(plain) == "[-1.0]"  # before a trace: it pickles
+    plain(tf.constant([1.0]))
+    watched(tf.constant([1.0]))
+    assert pickled(watched) == pickled(plain) == "TypeError: cannot pickle 'FuncGraph' object"
+
+
+# --- save-time traces -----------------------------------------------------------------
+
+
+def test_save_time_traces_are_reported_as_such_and_never_trip_a_guard(tmp_path):
+    module = Scaler()
+    watched = explain_retracing(module.scale)
+    module.scale(tf.ones([2]))
+    module.scale(tf.ones([3]))
+    with guard_retracing(watched, action="raise"):  # saving must not raise
+        tf.saved_model.save(module, str(tmp_path / "m"))
+    saving = watched.retrace_reasons[1:]
+    assert len(saving) == 2  # one per concrete function it exports
+    for reason in saving:
+        assert (reason.kind, reason.subkind) == ("context", "saving")
+        assert "traced by tf.saved_model.save for a signature it exports" in reason.message
+    assert "(3,)" in saving[1].message  # the second exported signature, not a "shape change"
+
+
+# --- every kind of advice, applied literally --------------------------------------------
+
+
+def test_the_summary_step_advice_names_int64_and_the_fixed_loop_runs(tmp_path):
+    writer = tf.summary.create_file_writer(str(tmp_path))
+
+    def body(x, step):
+        with writer.as_default():
+            tf.summary.write("loss", tf.reduce_sum(x), step=step)
+        return x * 2
+
+    broken = explain_retracing(tf.function(body))
+    for step in range(3):
+        broken(tf.ones([2]), step)
+    fix = advice(CONSTANT, broken.retrace_reasons[0].message)
+    assert fix == "tf.constant(1, dtype=tf.int64)"
+    fixed = tf.function(body)
+    for step in range(5):  # the advice, pasted with the loop's value in place of 1
+        fixed(tf.ones([2]), eval(fix.replace("(1,", "(step,"), {"tf": tf, "step": step}))
+    assert fixed.experimental_get_tracing_count() == 1
+
+
+def test_a_number_multiplied_into_a_float_tensor_gets_float32():
+    def body(x, factor):
+        return x * factor
+
+    broken = explain_retracing(tf.function(body))
+    for factor in (1, 2):
+        broken(tf.ones([2]), factor)
+    fix = advice(CONSTANT, broken.retrace_reasons[0].message)
+    assert fix == "tf.constant(2, dtype=tf.float32)"  # tf.constant(2) alone would not run
+    fixed = tf.function(body)
+    for factor in (1, 2, 3):
+        fixed(tf.ones([2]), eval(fix.replace("(2,", "(factor,"), {"tf": tf, "factor": factor}))
+    assert fixed.experimental_get_tracing_count() == 1
+
+
+def test_a_number_the_graph_does_not_show_gets_the_default_and_says_which():
+    def body(n):
+        return tf.range(n) if n > 0 else tf.range(1)  # a Python branch on n
+
+    broken = explain_retracing(tf.function(body, autograph=False))
+    for n in (2, 3):
+        broken(n)
+    message = broken.retrace_reasons[0].message
+    fix = advice(CONSTANT, message)
+    assert fix.startswith("tf.constant(3")
+
+
+def test_the_shape_spec_advice_given_as_input_signature_ends_the_retraces():
+    def body(x):
+        return tf.reduce_sum(x)
+
+    broken = explain_retracing(tf.function(body))
+    for size in (2, 3):
+        broken(tf.ones([size, 4]))
+    spec = eval(advice(TENSOR_SPEC, broken.retrace_reasons[0].message), {"tf": tf})
+    fixed = tf.function(body, input_signature=[spec])
+    for size in (2, 3, 7):
+        fixed(tf.ones([size, 4]))
+    assert fixed.experimental_get_tracing_count() == 1
+
+
+def test_the_reduce_retracing_advice_ends_the_retraces_after_one_more():
+    def body(x):
+        return tf.reduce_sum(x)
+
+    broken = explain_retracing(tf.function(body))
+    broken(tf.ones([2]))
+    broken(tf.ones([3]))
+    assert "reduce_retracing=True" in broken.retrace_reasons[0].message
+    fixed = tf.function(body, reduce_retracing=True)
+    for size in range(2, 10):
+        fixed(tf.ones([size]))
+    assert fixed.experimental_get_tracing_count() == 2
+
+
+def test_a_shape_inside_an_iterator_is_a_shape_change_at_its_path():
+    @explain_retracing
+    def first(iterator):
+        return iterator.get_next()
+
+    first(iter(tf.data.Dataset.from_tensor_slices(tf.zeros([8, 3])).batch(4)))
+    first(iter(tf.data.Dataset.from_tensor_slices(tf.zeros([8, 5])).batch(4)))
+    (reason,) = first.retrace_reasons
+    assert (reason.argument, reason.kind) == ("iterator.element_spec", "shape")
+    assert "tf.TensorSpec" not in reason.message  # no spec can be given to part of it
+
+
+DISTRIBUTED = textwrap.dedent(
+    """
+    import sys
+    import tensorflow as tf
+    (cpu,) = tf.config.list_physical_devices("CPU")
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    from tf_retracing import explain_retracing
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with strategy.scope():
+        weight = tf.Variable(1.0)
+
+    def run(drop_remainder):
+        @explain_retracing
+        def step(dist_inputs):
+            return strategy.run(lambda x: tf.reduce_sum(x) * weight, args=(dist_inputs,))
+        data = tf.data.Dataset.from_tensor_slices(tf.zeros([10, 3]))
+        for batch in strategy.experimental_distribute_dataset(
+            data.batch(4, drop_remainder=drop_remainder)
+        ):
+            step(batch)
+        return step
+
+    broken = run(drop_remainder=False)
+    (reason,) = broken.retrace_reasons
+    print(reason.argument, reason.kind, "drop_remainder=True" in reason.message)
+    fixed = run(drop_remainder=True)  # the advice, applied
+    print(fixed.experimental_get_tracing_count())
+    """
+)
+
+
+@pytest.mark.slow
+def test_the_last_partial_batch_of_a_distributed_dataset_and_its_fix(tmp_path):
+    script = tmp_path / "distributed.py"
+    script.write_text(DISTRIBUTED)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines()[-2:] == ["dist_inputs[0] shape True", "1"]
