@@ -53,7 +53,7 @@ def test_a_watched_module_method_saves_loads_and_counts_as_the_unwatched_one(tmp
     assert run_and_save(watched_module, tmp_path / "w") == run_and_save(plain, tmp_path / "p")
     count = watched_module.scale.experimental_get_tracing_count()
     assert count == plain.scale.experimental_get_tracing_count()
-    assert [r.kind for r in watched.retrace_reasons][0] == "shape"
+    assert watched.retrace_reasons[0].kind == "shape"
     spec = tf.TensorSpec([2])
     assert watched_module.scale.get_concrete_function(spec).structured_outputs.shape == [2]
     assert watched_module.scale.experimental_get_tracing_count() == count  # reused, as plain
