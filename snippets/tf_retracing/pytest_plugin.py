@@ -1,0 +1,107 @@
+"""A pytest plugin: fail a test whose code makes a tf.function trace again too often.
+
+Registered through the ``pytest11`` entry point, so installing tf-retracing makes it
+available to pytest; it does nothing (and imports no TensorFlow) unless a test asks::
+
+    @pytest.mark.max_retraces(0)          # every tf.function the test creates: no retrace
+    def test_serving_loop(): ...
+
+    def test_training(retrace_budget):     # or a block inside the test
+        with retrace_budget(2):            # at most 2 retraces per function in the block
+            ...
+
+Only tf.functions created inside the test (or the block) are watched, as with
+``watch_every_tf_function``: the two cannot be nested. A trace that is part of a one-off
+(the second trace of a first call that creates variables, or one ``tf.saved_model.save``
+makes for a signature it exports) is not counted. The failure lists each function over
+budget with the explainer's reason for every retrace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+import pytest
+
+MARKER = "max_retraces"
+# Retraces that are part of something done once (see explainer._part_of_a_one_off).
+_ONE_OFF = frozenset({("context", "variable-creation"), ("context", "saving")})
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(n=0): fail the test if a tf.function it creates traces again more than "
+        "n times; the failure gives tf_retracing's reason for each retrace",
+    )
+
+
+def _budget(marker) -> int:
+    if marker.kwargs and set(marker.kwargs) != {"n"}:
+        raise pytest.UsageError(f"@pytest.mark.{MARKER} takes one argument, n: {marker}")
+    values = [*marker.args, *marker.kwargs.values()]
+    if len(values) > 1:
+        raise pytest.UsageError(f"@pytest.mark.{MARKER} takes one argument, n: {marker}")
+    budget = values[0] if values else 0
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise pytest.UsageError(f"@pytest.mark.{MARKER}: n must be an int >= 0, got {budget!r}")
+    return budget
+
+
+@contextlib.contextmanager
+def _watching(budget: int, where: str) -> Iterator[None]:
+    from tf_retracing import RetracingBudgetExceeded, watch_every_tf_function
+    from tf_retracing.explainer import summarise
+
+    with watch_every_tf_function() as watches:
+        yield
+    over = []
+    for summary in summarise(watches):
+        counted = [reason for reason in summary.reasons if _counts(reason, watches)]
+        if len(counted) > budget:
+            lines = [
+                f"`{summary.function}` ({summary.defined_at}) traced again {len(counted)} "
+                f"times; the budget is {budget}:"
+            ]
+            lines.extend(f"  - {reason.message}" for reason in counted)
+            over.append("\n".join(lines))
+    if over:
+        raise RetracingBudgetExceeded(f"{where}:\n" + "\n".join(over))
+
+
+def _counts(reason, watches: list) -> bool:
+    """Whether a retrace counts against the budget: not a one-off, and not the first trace
+    of the first tf.function the block made for its code (a tf.function made for the same
+    code before the block, by an earlier test say, is not this block's doing)."""
+    if (reason.kind, reason.subkind) in _ONE_OFF:
+        return False
+    if reason.subkind != "new-tf-function":
+        return True
+    first = next(w for w in watches if any(r is reason for r in w.reasons))
+    same_code = [watch for watch in watches if watch.code is first.code]
+    return first is not same_code[0]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    marker = item.get_closest_marker(MARKER)
+    if marker is None:
+        return (yield)
+    with _watching(_budget(marker), f"@pytest.mark.{MARKER}({_budget(marker)})"):
+        return (yield)
+
+
+@pytest.fixture
+def retrace_budget() -> Callable[[int], contextlib.AbstractContextManager]:
+    """``with retrace_budget(n):`` fails the test if a tf.function created in the block
+    traces again more than ``n`` times."""
+
+    def budget(max_retraces: int = 0) -> contextlib.AbstractContextManager:
+        if isinstance(max_retraces, bool) or not isinstance(max_retraces, int):
+            raise TypeError(f"retrace_budget(): max_retraces must be an int, got {max_retraces!r}")
+        if max_retraces < 0:
+            raise ValueError(f"retrace_budget(): max_retraces must be >= 0, got {max_retraces}")
+        return _watching(max_retraces, f"retrace_budget({max_retraces})")
+
+    return budget
