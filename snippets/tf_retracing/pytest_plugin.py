@@ -62,7 +62,7 @@ def _watching(budget: int, where: str) -> Iterator[None]:
         if len(counted) > budget:
             lines = [
                 f"`{summary.function}` ({summary.defined_at}) traced again {len(counted)} "
-                f"times; the budget is {budget}:"
+                f"time{'' if len(counted) == 1 else 's'}; the budget is {budget}:"
             ]
             lines.extend(f"  - {reason.message}" for reason in counted)
             over.append("\n".join(lines))
