@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tf_retracing import trace_description as td
@@ -282,8 +283,8 @@ def describe_trace(tracing: dict, instance, concrete_function=None) -> td.TraceD
 
 
 def _scalar_constants(concrete_function) -> list[tuple[object, str]]:
-    """(value, dtype name) of every scalar numeric constant of a traced graph: where a
-    Python number argument ended up (TensorFlow bakes it into the graph as a constant)."""
+    """Every scalar numeric constant of a traced graph, as a NumPy scalar: where a Python
+    number argument ended up (TensorFlow bakes it into the graph as a constant)."""
     graph = getattr(concrete_function, "graph", None)
     if graph is None:
         return []
@@ -294,7 +295,7 @@ def _scalar_constants(concrete_function) -> list[tuple[object, str]]:
         dtype = op.outputs[0].dtype
         if not (dtype.is_integer or dtype.is_floating):
             continue
-        found.append((tf.make_ndarray(op.get_attr("value")).item(), dtype.name))
+        found.append(tf.make_ndarray(op.get_attr("value")))
     return found
 
 
@@ -306,8 +307,22 @@ def _with_uses(node: td.Node, constants: list) -> td.Node:
         return node
     if not isinstance(node.value, int | float):
         return node
-    used_as = sorted({dtype for value, dtype in constants if value == node.value})
+    used_as = sorted({c.dtype.name for c in constants if _same_number(node.value, c)})
     return dataclasses.replace(node, used_as=tuple(used_as))
+
+
+def _same_number(value: int | float, constant: np.ndarray) -> bool:
+    """Whether ``constant`` is ``value`` converted to its dtype (0.7 as float32 is not the
+    Python float 0.7, but it is what the function made of it)."""
+    if constant.dtype.kind in "iu" and not float(value).is_integer():
+        return False
+    try:
+        converted = np.asarray(value).astype(constant.dtype)
+    except (OverflowError, ValueError):
+        return False
+    if converted.item() != value and constant.dtype.kind in "iu":  # wrapped around
+        return False
+    return bool(converted == constant)
 
 
 def _var_positional_name(function_type) -> str | None:
