@@ -95,7 +95,9 @@ def test_python_value_learning_rate():
     step(tf.constant(1.0), 0.05)
     reason = only_reason(step)
     assert_reason(reason, "learning_rate", "python-value", "0.1", "0.05")
-    assert "tf.constant(0.05, dtype=tf.float32), the dtype the function uses it as" in reason.message
+    assert (
+        "tf.constant(0.05, dtype=tf.float32), the dtype the function uses it as" in reason.message
+    )
 
 
 def test_python_value_between_tensor_and_python_number():
