@@ -22,7 +22,6 @@ class ResultsError(Exception):
 
 def provenance(package_path: str | None, seconds: float) -> dict:
     import tensorflow as tf
-
     import tf_retracing
 
     return {
