@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -50,6 +51,25 @@ SCRIPTS = {
 
         threading.Thread(target=late).start()
         print("main done")
+        """
+    ),
+}
+# What python itself does with these, run through the explainer, must not change.
+SCRIPTS |= {
+    "keyboard-interrupt": "print('working')\nraise KeyboardInterrupt\n",  # Ctrl-C: SIGINT
+    "argv-file-and-path": "import sys\nprint(sys.argv, __file__, sys.path[0], __name__)\n",
+    "not-utf-8": b"# no encoding declared\nname = 'caf\xe9'\n",
+    "pickles-its-own-class": textwrap.dedent(
+        """
+        import pickle
+
+
+        class Point:
+            def __init__(self, x):
+                self.x = x
+
+
+        print(pickle.loads(pickle.dumps(Point(3))).x)
         """
     ),
 }
@@ -104,7 +124,8 @@ def _without_tf_logs(text: str) -> str:
 @pytest.mark.parametrize("name", list(SCRIPTS))
 def test_explain_ends_like_plain_python(name, tmp_path, python):
     script = tmp_path / "script.py"
-    script.write_text(SCRIPTS[name])
+    source = SCRIPTS[name]
+    script.write_bytes(source if isinstance(source, bytes) else source.encode())
     plain = _run(["script.py", "a", "b"], tmp_path)  # none of these imports TensorFlow
     watched = _explain(name, ["script.py", "a", "b"], tmp_path, python)
     assert watched.returncode == plain.returncode
@@ -113,6 +134,92 @@ def test_explain_ends_like_plain_python(name, tmp_path, python):
     report_at = stderr.index("\n== retracing report for script.py ==")
     assert stderr[:report_at] == plain.stderr
     assert "no tf.function was created" in stderr[report_at:]
+
+
+@pytest.mark.slow
+def test_a_script_run_through_a_symlink_imports_beside_its_real_file(tmp_path, python):
+    real = tmp_path / "project"
+    real.mkdir()
+    (real / "helper.py").write_text("WHERE = 'beside the real file'\n")
+    (real / "train.py").write_text("import helper\nprint(helper.WHERE)\n")
+    (tmp_path / "train.py").symlink_to(real / "train.py")
+    plain = python.run(["train.py"], tmp_path)
+    watched = python.run(["-m", "tf_retracing.explain", "train.py"], tmp_path)
+    assert plain.stdout == watched.stdout == "beside the real file\n", watched.stderr
+    assert plain.returncode == watched.returncode == 0
+
+
+@pytest.mark.slow
+def test_dash_runs_standard_input_as_python_does(tmp_path):
+    program = "import sys\nprint(sys.argv, __file__, repr(sys.path[0]), __name__)\n"
+
+    def run(args):
+        return subprocess.run(
+            [sys.executable, *args, "-", "a"],
+            input=program,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=RUN_ENV,
+            timeout=300,
+        )
+
+    plain, watched = run([]), run(["-m", "tf_retracing.explain"])
+    assert plain.stdout == watched.stdout == "['-', 'a'] <stdin> '' __main__\n", watched.stderr
+    assert "== retracing report for - ==" in watched.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("ending", "status"),
+    [("os._exit(3)", 3), ("os.kill(os.getpid(), signal.SIGTERM)", -signal.SIGTERM)],
+)
+def test_a_script_that_ends_without_python_exiting_leaves_no_file(ending, status, tmp_path, python):
+    (tmp_path / "script.py").write_text(f"import os, signal\nprint('ran', flush=True)\n{ending}\n")
+    plain = python.run(["script.py"], tmp_path)
+    watched = python.run(["-m", "tf_retracing.explain", "--json", "r.json", "script.py"], tmp_path)
+    assert (
+        (plain.returncode, plain.stdout)
+        == (watched.returncode, watched.stdout)
+        == (
+            status,
+            "ran\n",
+        )
+    )
+    assert [path.name for path in tmp_path.iterdir()] == ["script.py"]  # no temporary file
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_as_python_ends_and_the_report_is_written(tmp_path, python):
+    (tmp_path / "script.py").write_text(SCRIPTS["keyboard-interrupt"])
+    watched = python.run(["-m", "tf_retracing.explain", "--json", "r.json", "script.py"], tmp_path)
+    assert watched.returncode == -signal.SIGINT  # a shell shows 130, as for python
+    assert "KeyboardInterrupt" in watched.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["exit_status"] == 130
+
+
+@pytest.mark.parametrize(
+    ("target", "args", "message"),
+    [
+        ("script.py", [], "is the script itself"),
+        ("data.csv", ["--input", "data.csv"], "is a file the script is given (its argument 2"),
+        ("data.csv", ["--input=data.csv"], "is a file the script is given (its argument 1"),
+    ],
+)
+def test_json_never_replaces_the_script_or_its_input(target, args, message, tmp_path, capsys):
+    from tf_retracing.explain import main
+
+    (tmp_path / "script.py").write_text("open('ran', 'w').close()\n")
+    (tmp_path / "data.csv").write_text("a,b\n")
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(["--json", target, "script.py", *args]) == 2
+    finally:
+        os.chdir(here)
+    assert message in capsys.readouterr().err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data.csv", "script.py"]
+    assert (tmp_path / "data.csv").read_text() == "a,b\n"
 
 
 def test_a_path_that_is_not_a_script_fails_like_python(tmp_path):

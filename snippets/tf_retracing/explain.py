@@ -1,9 +1,10 @@
 """Run a whole program under the retrace explainer: ``python -m tf_retracing.explain``.
 
 ``python -m tf_retracing.explain [options] [--] script.py [args]`` runs ``script.py`` as
-``python script.py [args]`` would (its own ``sys.argv``, its folder first on the path,
-``__name__ == "__main__"``, the same output, exit status, ``sys.exit`` message and
-traceback), with every ``tf.function`` it creates watched. At exit the retracing report
+``python script.py [args]`` would (``sys.argv`` as given, the folder of its real file
+first on the path, ``__name__ == "__main__"``, the same output, exit status, ``sys.exit``
+message and traceback; ``-`` reads the program from standard input; Ctrl-C ends it by
+SIGINT, as python does), with every ``tf.function`` it creates watched. At exit the retracing report
 goes to standard error, so the program's standard output is unchanged.
 
 Options come before the script; everything after the script's name is the script's own.
@@ -13,21 +14,25 @@ Options come before the script; everything after the script's name is the script
 - ``--warmup N``: the first N traces of each function are its warm-up (default 1, so every
   retrace counts); needs ``--guard``.
 - ``--json PATH``: also write the report as versioned JSON to PATH (replaced atomically,
-  at exit). A PATH that cannot be written stops here, before the script runs.
+  at exit). A PATH that cannot be written, or that is the script or one of its arguments,
+  stops here, before the script runs.
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import dataclasses
 import json
 import os
 import platform
-import runpy
+import re
+import signal
 import sys
 import tempfile
 import threading
 import traceback
+import types
 
 # TensorFlow is imported by the run, not here: --help, a bad option or a missing script
 # answers at once instead of after TensorFlow's few seconds of start-up.
@@ -81,21 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         options = parse_options(argv)
-        json_target = _JsonTarget(options.json_path) if options.json_path else None
+        json_target = _JsonTarget(options) if options.json_path else None
     except UsageError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
-    script = options.script
-    missing = _missing_script(script)
+    missing = None if options.script == STDIN else _missing_script(options.script)
     if missing is not None:
-        if json_target is not None:
-            json_target.discard()
         return missing
-    try:
-        return _run_watched(options, json_target)
-    finally:
-        if json_target is not None:
-            json_target.discard()  # nothing left behind if the report was not written
+    return _run_watched(options, json_target)
 
 
 def parse_options(argv: list[str]) -> Options:
@@ -155,10 +153,14 @@ def _missing_script(script: str) -> int | None:
 
 
 def _run_watched(options: Options, json_target: _JsonTarget | None) -> int:
-    script = options.script
     saved_argv, saved_path = sys.argv, list(sys.path)
-    sys.argv = [script, *options.args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    sys.argv = [options.script, *options.args]  # argv[0] exactly as given, as python keeps it
+    try:
+        script = _Script.load(options.script)
+    except _ScriptError as error:  # python's message for a script it cannot read
+        print(error, file=sys.stderr)
+        return 2
+    sys.path.insert(0, script.path_entry)
     try:
         if tf_retracing.EXPLAINER_UNAVAILABLE is not None:
             print(
@@ -166,19 +168,19 @@ def _run_watched(options: Options, json_target: _JsonTarget | None) -> int:
                 "program without the explainer" + (" (no guard)" if options.guard else ""),
                 file=sys.stderr,
             )
-            status = _run(os.path.abspath(script))
+            status = _run(script)
             if json_target is not None:
                 json_target.write(_json_report(options, status, None, None))
-            return status
+            return _exit(status)
         with tf_retracing.watch_every_tf_function() as watches, _guard(options) as guard:
             status = 1  # if the run is interrupted below Python's own handling
             try:
-                status = _run(os.path.abspath(script))
+                status = _run(script)
             finally:
-                _print_report(script, watches, guard)
+                _print_report(options.script, watches, guard)
                 if json_target is not None:
                     json_target.write(_json_report(options, status, watches, guard))
-        return status
+        return _exit(status)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
 
@@ -234,47 +236,65 @@ def _json_report(options: Options, status: int, watches: list | None, guard) -> 
 
 
 class _JsonTarget:
-    """Where the JSON report goes: a temporary file beside it, made before the script runs
-    (so an unwritable path stops the run), renamed over it when the report is complete."""
+    """Where the JSON report goes. Checked before the script runs (a path that cannot be
+    written, or that the script reads, stops the run); written at the end to a temporary
+    file beside it, renamed over it when complete, so no state is ever half-written and a
+    run that ends by os._exit or a signal leaves nothing behind."""
 
-    def __init__(self, path: str):
-        self.path = path
+    def __init__(self, options: Options):
+        self.path = path = options.json_path
         if os.path.isdir(path):
             raise UsageError(f"--json {path!r} is a directory; give a file path")
-        folder, name = os.path.split(path)
+        _refuse_inputs(path, options)
         self._mode = _new_file_mode()
-        try:
-            self._fd, self._temporary = tempfile.mkstemp(
-                prefix=f".{name}.", suffix=".tmp", dir=folder
-            )
+        try:  # can a file be made there? (removed at once: made again at the end)
+            fd, probe = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=self._folder)
+            os.close(fd)
+            os.unlink(probe)
         except OSError as error:
             raise UsageError(
                 f"cannot write the JSON report to {path!r}: {error.strerror or error}"
             ) from None
 
+    @property
+    def _folder(self) -> str:
+        return os.path.dirname(self.path)
+
     def write(self, data: dict) -> None:
+        temporary = None
         try:
-            with os.fdopen(self._fd, "w", encoding="utf-8") as file:
-                self._fd = None
+            fd, temporary = tempfile.mkstemp(
+                prefix=f".{os.path.basename(self.path)}.", suffix=".tmp", dir=self._folder
+            )
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
                 json.dump(data, file, indent=2, allow_nan=False)
                 file.write("\n")
-            os.chmod(self._temporary, self._mode)  # as open() would: mkstemp makes it private
-            os.replace(self._temporary, self.path)
-            self._temporary = None
+            os.chmod(temporary, self._mode)  # as open() would: mkstemp makes it private
+            os.replace(temporary, self.path)
+            temporary = None
         except (OSError, ValueError) as error:
             print(
                 f"{PROG}: could not write the JSON report to {self.path!r}: {error}",
                 file=sys.stderr,
             )
+        finally:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
 
-    def discard(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-        if self._temporary is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._temporary)
-            self._temporary = None
+
+def _refuse_inputs(path: str, options: Options) -> None:
+    """The report must not replace the script or a file the script is given."""
+    target = os.path.realpath(path)
+    if options.script != STDIN and os.path.realpath(options.script) == target:
+        raise UsageError(f"--json {path!r} is the script itself; give another file")
+    for number, arg in enumerate(options.args, start=1):
+        for candidate in {arg, arg.partition("=")[2]} - {""}:
+            if os.path.isfile(candidate) and os.path.realpath(candidate) == target:
+                raise UsageError(
+                    f"--json {path!r} is a file the script is given (its argument {number},"
+                    f" {arg!r}); give another file"
+                )
 
 
 def _new_file_mode() -> int:
@@ -284,18 +304,95 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _run(script: str) -> int:
-    """Run the script; report its end as the interpreter would, and return the status."""
+STDIN = "-"  # as for python: the program is read from standard input
+INTERRUPTED = 130  # the status a shell shows for a program that SIGINT ended
+
+
+class _ScriptError(Exception):
+    """A script python would refuse before running it; the message is python's."""
+
+
+@dataclasses.dataclass
+class _Script:
+    """A program compiled as ``python SCRIPT`` compiles it, and where it runs from."""
+
+    source: bytes
+    file: str  # its __file__ and the file name in tracebacks: absolute, as python makes it
+    path_entry: str  # first on sys.path: the folder of the real file behind any symlink
+
+    @classmethod
+    def load(cls, script: str) -> _Script:
+        if script == STDIN:
+            return cls(sys.stdin.buffer.read(), "<stdin>", "")
+        path = os.path.abspath(script)
+        try:
+            with open(path, "rb") as file:
+                source = file.read()
+        except OSError as error:
+            raise _ScriptError(f"{sys.executable}: can't open file {path!r}: {error}") from None
+        return cls(source, path, os.path.dirname(os.path.realpath(script)))
+
+    def compile(self):
+        _check_encoding(self.source, self.file)
+        return compile(self.source, self.file, "exec", dont_inherit=True)
+
+
+# PEP 263: an encoding declared in a comment on one of the first two lines.
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
+
+
+def _check_encoding(source: bytes, file: str) -> None:
+    """Refuse a file that is not UTF-8 and declares no encoding, in python's own words
+    (compile() would give a different message)."""
+    if _CODING_COOKIE.search(b"\n".join(source.splitlines()[:2])):
+        return  # compile() honours the declaration, and reports a bad one as python does
+    for number, line in enumerate(source.splitlines(), start=1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            byte = line[error.start : error.start + 1]
+            raise _ScriptError(
+                f"SyntaxError: Non-UTF-8 code starting with '\\x{byte.hex()}' in file {file} "
+                f"on line {number}, but no encoding declared; see "
+                "https://peps.python.org/pep-0263/ for details"
+            ) from None
+
+
+def _run(script: _Script) -> int:
+    """Run the script as ``__main__``; report its end as the interpreter would, and return
+    the status (INTERRUPTED after a KeyboardInterrupt nobody caught)."""
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=script.file, __builtins__=builtins, __cached__=None)
+    saved_main = sys.modules["__main__"]
+    sys.modules["__main__"] = main  # pickle and multiprocessing find the script's classes
     try:
-        runpy.run_path(script, run_name="__main__")
+        exec(script.compile(), main.__dict__)
+    except _ScriptError as error:  # python's own message, without a traceback
+        print(error, file=sys.stderr)
+        status = 1
     except SystemExit as exit_:
         status = _exit_status(exit_.code)
+    except KeyboardInterrupt as error:
+        _print_traceback(error, script.file)
+        status = INTERRUPTED
     except BaseException as error:  # the interpreter prints any other exception and exits 1
-        _print_traceback(error, script)
+        _print_traceback(error, script.file)
         status = 1
     else:
         status = 0
+    finally:
+        sys.modules["__main__"] = saved_main
     _join_threads()
+    return status
+
+
+def _exit(status: int) -> int:
+    """Python ends an interrupted program by SIGINT, so its parent sees the signal."""
+    if status == INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
     return status
 
 
@@ -316,11 +413,10 @@ def _exit_status(code) -> int:
     return 1
 
 
-def _print_traceback(error: BaseException, script: str) -> None:
-    """The traceback without this runner's and runpy's frames, as Python shows it."""
+def _print_traceback(error: BaseException, file: str) -> None:
+    """The traceback without this runner's frames, as Python shows it."""
     tb = error.__traceback__
-    target = os.path.abspath(script)
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != target:
+    while tb is not None and tb.tb_frame.f_code.co_filename != file:
         tb = tb.tb_next
     # No frame of the script: it failed to compile, and Python shows no traceback lines.
     traceback.print_exception(type(error), error, tb, file=sys.stderr)

@@ -75,7 +75,7 @@ def run_as_main(request: dict) -> None:
         sys.argv = args[1:]  # run_module sets argv[0] to the module's file
         runpy.run_module(args[1], run_name="__main__", alter_sys=True)
     else:
-        sys.path[0] = os.path.dirname(os.path.abspath(args[0]))
+        sys.path[0] = os.path.dirname(os.path.realpath(args[0]))  # as CPython: symlinks resolved
         sys.argv = list(args)
         runpy.run_path(args[0], run_name="__main__")
 
