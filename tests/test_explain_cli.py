@@ -397,3 +397,54 @@ def test_help_bad_options_and_a_missing_script_answer_without_tensorflow(tmp_pat
     )
     done = _run(["-c", probe], tmp_path)
     assert done.stdout == "[0, 2, 2] False\n", done.stderr
+
+
+@pytest.mark.slow
+def test_html_report_shows_each_retrace_with_its_cause_change_advice_and_link(tmp_path, python):
+    from tf_retracing.html_report import render_html
+
+    (tmp_path / "script.py").write_text(RETRACING)
+    args = ["--html", "report.html", "--json", "report.json", "script.py"]
+    watched = python.run(["-m", "tf_retracing.explain", *args], tmp_path)
+    assert watched.returncode == 0, watched.stderr
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert page == render_html(data)  # the page shows what the JSON report holds
+    (function,) = data["functions"]
+    assert page.count("<li>trace ") == function["traces"] == 3
+    for reason in function["reasons"]:
+        assert f'<a href="{reason["url"]}">{reason["cause"]}</a>' in page
+        assert f"<code>{reason['before']}</code> → <code>{reason['after']}</code>" in page
+        assert f"of <code>{reason['argument']}</code>" in page
+    assert "<script" not in page and "<link" not in page and "src=" not in page  # offline
+    assert 'name="viewport"' in page
+
+
+def test_html_report_escapes_what_the_program_named():
+    from tf_retracing.html_report import render_html
+
+    reason = {
+        "function": "f<x>",
+        "trace": 2,
+        "argument": 'batch["<ids>"]',
+        "kind": "shape",
+        "before": "(1,)",
+        "after": "(2,)",
+        "message": "changed <b> [TFR001] https://example.org/#tfr001",
+        "cause": "TFR001",
+        "url": "https://example.org/#tfr001",
+        "trace_ms": 1.0,
+    }
+    function = {
+        "function": "f<x>",
+        "defined_at": "a.py:1",
+        "tf_functions": 1,
+        "traces": 2,
+        "retraces": 1,
+        "trace_ms": 2.0,
+        "retrace_ms": 1.0,
+        "reasons": [reason],
+    }
+    page = render_html({"script": "<s>.py", "exit_status": 0, "functions": [function]})
+    assert "<s>" not in page and "<b>" not in page and "&lt;ids&gt;" in page
+    assert "<p>changed &lt;b&gt;</p>" in page  # the link is shown apart, not repeated

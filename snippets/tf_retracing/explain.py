@@ -16,6 +16,7 @@ Options come before the script; everything after the script's name is the script
 - ``--json PATH``: also write the report as versioned JSON to PATH (replaced atomically,
   at exit). A PATH that cannot be written, or that is the script or one of its arguments,
   stops here, before the script runs.
+- ``--html PATH``: also write the report as one self-contained HTML page (same rules).
 """
 
 from __future__ import annotations
@@ -40,11 +41,15 @@ import tf_retracing
 from tf_retracing.explainer_types import REPORT_SCHEMA_VERSION
 
 PROG = "python -m tf_retracing.explain"
-USAGE = f"usage: {PROG} [--guard log|raise] [--warmup N] [--json PATH] [--] script.py [args ...]"
+USAGE = (
+    f"usage: {PROG} [--guard log|raise] [--warmup N] [--json PATH] [--html PATH]\n"
+    f"       {' ' * len(PROG)} [--] script.py|- [args ...]"
+)
 HELP = f"""{USAGE}
 
-Run script.py with every tf.function it creates watched; at exit, print the retracing
-report to standard error. The script's output and exit status are unchanged.
+Run script.py (or -, the program on standard input) with every tf.function it creates
+watched; at exit, print the retracing report to standard error. The script's output and
+exit status are unchanged.
 
 options (before the script; what follows the script is its own):
   --guard log|raise  after warm-up, log each function's first retrace (log) or raise
@@ -52,6 +57,7 @@ options (before the script; what follows the script is its own):
   --warmup N         the first N traces of each function are its warm-up (default 1,
                      every retrace counts); needs --guard
   --json PATH        also write the report as JSON (schema_version {{version}}) to PATH
+  --html PATH        also write the report as a self-contained HTML page to PATH
   --                 end of options: the next argument is the script
   -h, --help         show this help
   --version          print the version of tf-retracing"""
@@ -69,6 +75,7 @@ class Options:
     guard: str | None = None
     warmup: int | None = None
     json_path: str | None = None  # absolute: the script may change directory
+    html_path: str | None = None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,14 +93,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         options = parse_options(argv)
-        json_target = _JsonTarget(options) if options.json_path else None
+        targets = _report_files(options)
     except UsageError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     missing = None if options.script == STDIN else _missing_script(options.script)
     if missing is not None:
         return missing
-    return _run_watched(options, json_target)
+    return _run_watched(options, targets)
 
 
 def parse_options(argv: list[str]) -> Options:
@@ -106,7 +113,7 @@ def parse_options(argv: list[str]) -> Options:
         if arg == "--":
             break
         name, has_value, value = arg.partition("=")
-        if name not in ("--guard", "--warmup", "--json"):
+        if name not in ("--guard", "--warmup", "--json", "--html"):
             raise UsageError(f"unknown option {arg!r} (options go before the script)\n{USAGE}")
         if not has_value:
             if index == len(argv):
@@ -131,10 +138,13 @@ def parse_options(argv: list[str]) -> Options:
         options.warmup = int(text)
     elif options.guard is not None:
         options.warmup = DEFAULT_WARMUP
-    if "--json" in values:
-        if not values["--json"]:
-            raise UsageError("--json needs a file path")
-        options.json_path = os.path.abspath(values["--json"])
+    for option, field in (("--json", "json_path"), ("--html", "html_path")):
+        if option in values:
+            if not values[option]:
+                raise UsageError(f"{option} needs a file path")
+            setattr(options, field, os.path.abspath(values[option]))
+    if options.json_path is not None and options.json_path == options.html_path:
+        raise UsageError("--json and --html name the same file; give two")
     return options
 
 
@@ -152,7 +162,7 @@ def _missing_script(script: str) -> int | None:
     return None
 
 
-def _run_watched(options: Options, json_target: _JsonTarget | None) -> int:
+def _run_watched(options: Options, targets: list[_ReportFile]) -> int:
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [options.script, *options.args]  # argv[0] exactly as given, as python keeps it
     try:
@@ -169,8 +179,7 @@ def _run_watched(options: Options, json_target: _JsonTarget | None) -> int:
                 file=sys.stderr,
             )
             status = _run(script)
-            if json_target is not None:
-                json_target.write(_json_report(options, status, None, None))
+            _write_reports(targets, _json_report(options, status, None, None))
             return _exit(status)
         with tf_retracing.watch_every_tf_function() as watches, _guard(options) as guard:
             status = 1  # if the run is interrupted below Python's own handling
@@ -178,8 +187,8 @@ def _run_watched(options: Options, json_target: _JsonTarget | None) -> int:
                 status = _run(script)
             finally:
                 _print_report(options.script, watches, guard)
-                if json_target is not None:
-                    json_target.write(_json_report(options, status, watches, guard))
+                if targets:
+                    _write_reports(targets, _json_report(options, status, watches, guard))
         return _exit(status)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
@@ -235,17 +244,37 @@ def _json_report(options: Options, status: int, watches: list | None, guard) -> 
     }
 
 
-class _JsonTarget:
-    """Where the JSON report goes. Checked before the script runs (a path that cannot be
+def _report_files(options: Options) -> list[_ReportFile]:
+    targets = []
+    if options.json_path is not None:
+        targets.append(_ReportFile("--json", options.json_path, options, _as_json))
+    if options.html_path is not None:
+        from tf_retracing.html_report import render_html
+
+        targets.append(_ReportFile("--html", options.html_path, options, render_html))
+    return targets
+
+
+def _as_json(data: dict) -> str:
+    return json.dumps(data, indent=2, allow_nan=False) + "\n"
+
+
+def _write_reports(targets: list[_ReportFile], data: dict) -> None:
+    for target in targets:
+        target.write(data)
+
+
+class _ReportFile:
+    """Where a report goes. Checked before the script runs (a path that cannot be
     written, or that the script reads, stops the run); written at the end to a temporary
-    file beside it, renamed over it when complete, so no state is ever half-written and a
+    file beside it, renamed over it when complete, so no report is ever half-written and a
     run that ends by os._exit or a signal leaves nothing behind."""
 
-    def __init__(self, options: Options):
-        self.path = path = options.json_path
+    def __init__(self, option: str, path: str, options: Options, render):
+        self.option, self.path, self._render = option, path, render
         if os.path.isdir(path):
-            raise UsageError(f"--json {path!r} is a directory; give a file path")
-        _refuse_inputs(path, options)
+            raise UsageError(f"{option} {path!r} is a directory; give a file path")
+        _refuse_inputs(option, path, options)
         self._mode = _new_file_mode()
         try:  # can a file be made there? (removed at once: made again at the end)
             fd, probe = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=self._folder)
@@ -253,7 +282,8 @@ class _JsonTarget:
             os.unlink(probe)
         except OSError as error:
             raise UsageError(
-                f"cannot write the JSON report to {path!r}: {error.strerror or error}"
+                f"cannot write the {option[2:].upper()} report to {path!r}: "
+                f"{error.strerror or error}"
             ) from None
 
     @property
@@ -263,18 +293,19 @@ class _JsonTarget:
     def write(self, data: dict) -> None:
         temporary = None
         try:
+            text = self._render(data)
             fd, temporary = tempfile.mkstemp(
                 prefix=f".{os.path.basename(self.path)}.", suffix=".tmp", dir=self._folder
             )
             with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(data, file, indent=2, allow_nan=False)
-                file.write("\n")
+                file.write(text)
             os.chmod(temporary, self._mode)  # as open() would: mkstemp makes it private
             os.replace(temporary, self.path)
             temporary = None
         except (OSError, ValueError) as error:
             print(
-                f"{PROG}: could not write the JSON report to {self.path!r}: {error}",
+                f"{PROG}: could not write the {self.option[2:].upper()} report to "
+                f"{self.path!r}: {error}",
                 file=sys.stderr,
             )
         finally:
@@ -283,16 +314,16 @@ class _JsonTarget:
                     os.unlink(temporary)
 
 
-def _refuse_inputs(path: str, options: Options) -> None:
+def _refuse_inputs(option: str, path: str, options: Options) -> None:
     """The report must not replace the script or a file the script is given."""
     target = os.path.realpath(path)
     if options.script != STDIN and os.path.realpath(options.script) == target:
-        raise UsageError(f"--json {path!r} is the script itself; give another file")
+        raise UsageError(f"{option} {path!r} is the script itself; give another file")
     for number, arg in enumerate(options.args, start=1):
         for candidate in {arg, arg.partition("=")[2]} - {""}:
             if os.path.isfile(candidate) and os.path.realpath(candidate) == target:
                 raise UsageError(
-                    f"--json {path!r} is a file the script is given (its argument {number},"
+                    f"{option} {path!r} is a file the script is given (its argument {number},"
                     f" {arg!r}); give another file"
                 )
 

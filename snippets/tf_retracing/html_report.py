@@ -1,0 +1,135 @@
+"""The explain command's report as one self-contained HTML page (``--html PATH``).
+
+Rendered from the same data as ``--json`` (no TensorFlow here): per function, its traces
+in order, and for each retrace its cause, the argument path, what changed, the advice and
+the guide's section on the cause. Nothing is loaded from the network (the style is
+inline, there is no script), and the layout reflows to a phone's width.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+STYLE = """
+body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem;
+       padding: 1rem; color: #1b1b1b; background: #fff; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
+code { font: 0.9em ui-monospace, monospace; background: #f2f2f2; padding: 0 0.2em;
+       overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.9rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.6rem; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+ul.traces { padding-left: 1.2rem; } ul.traces li { margin: 0.8rem 0; }
+.cause { font-weight: 600; } .meta { color: #555; font-size: 0.9rem; }
+.change { display: block; overflow-wrap: anywhere; }
+@media (prefers-color-scheme: dark) {
+  body { color: #e6e6e6; background: #121212; } code { background: #2a2a2a; }
+  th, td { border-color: #333; } .meta { color: #aaa; } a { color: #8ab4f8; }
+}
+"""
+SUMMARY_COLUMNS = (
+    ("function", "function"),
+    ("defined at", "defined_at"),
+    ("tf.functions", "tf_functions"),
+    ("traces", "traces"),
+    ("retraces", "retraces"),
+    ("trace ms", "trace_ms"),
+    ("retrace ms", "retrace_ms"),
+)
+
+
+def render_html(report: dict) -> str:
+    """The page for ``report``: the explain command's JSON report, as a dict."""
+    script = report.get("script") or "the program"
+    functions = report.get("functions", [])
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Retracing report: {escape(script)}</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>Retracing report for <code>{escape(script)}</code></h1>",
+        _run_line(report),
+    ]
+    if report.get("explainer_unavailable"):
+        parts.append(f"<p>{escape(report['explainer_unavailable'])}</p>")
+    if not functions:
+        parts.append("<p>No <code>tf.function</code> was created.</p>")
+    else:
+        parts.append(_summary_table(functions))
+        parts.extend(_function_section(number, f) for number, f in enumerate(functions, 1))
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def _run_line(report: dict) -> str:
+    versions = report.get("versions", {})
+    facts = [f"exit status {report.get('exit_status')}"]
+    facts += [f"{name} {value}" for name, value in versions.items() if value]
+    args = report.get("args") or []
+    if args:
+        facts.insert(0, "arguments " + " ".join(f"<code>{escape(a)}</code>" for a in args))
+    return f'<p class="meta">{escape(", ").join(facts)}</p>'
+
+
+def _summary_table(functions: list[dict]) -> str:
+    header = "".join(f"<th>{escape(title)}</th>" for title, _ in SUMMARY_COLUMNS)
+    rows = []
+    for number, function in enumerate(functions, 1):
+        name = escape(function["function"])
+        cells = [
+            f'<td><a href="#function-{number}"><code>{name}</code></a></td>',
+            f"<td><code>{escape(function['defined_at'])}</code></td>",
+        ]
+        for _, field in SUMMARY_COLUMNS[2:]:
+            value = function[field]
+            text = f"{value:.1f}" if isinstance(value, float) else str(value)
+            cells.append(f'<td class="n">{text}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return (
+        f'<div class="scroll"><table><thead><tr>{header}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _function_section(number: int, function: dict) -> str:
+    name = escape(function["function"])
+    reasons = function["reasons"]  # in the order they happened, per tf.function
+    first_traces = function["traces"] - len(reasons)
+    made = function["tf_functions"]
+    per_function = f" ×{first_traces}, one per <code>tf.function</code> made ({made})"
+    first = "<li>trace 1: <span class='cause'>first trace</span>"
+    items = [f"{first}{per_function if made > 1 else ''}</li>"]
+    items += [_reason_item(reason) for reason in reasons]
+    return (
+        f'<section id="function-{number}"><h2><code>{name}</code></h2>'
+        f'<p class="meta">defined at <code>{escape(function["defined_at"])}</code>; '
+        f"{function['traces']} traces, {len(reasons)} retraces</p>"
+        f'<ul class="traces">{"".join(items)}</ul></section>'
+    )
+
+
+def _reason_item(reason: dict) -> str:
+    argument = reason["argument"]
+    where = f" of <code>{escape(argument)}</code>" if argument else ""
+    change = ""
+    if reason["before"] or reason["after"]:
+        change = (
+            f'<span class="change"><code>{escape(reason["before"])}</code> → '
+            f"<code>{escape(reason['after'])}</code></span>"
+        )
+    timing = f" ({reason['trace_ms']:.1f} ms)" if reason.get("trace_ms") is not None else ""
+    return (
+        f'<li>trace {reason["trace"]}: <span class="cause">'
+        f'<a href="{escape(reason["url"])}">{escape(reason["cause"])}</a> '
+        f"{escape(reason['kind'])}</span>{where}{timing}{change}"
+        f"<p>{escape(_advice(reason))}</p></li>"
+    )
+
+
+def _advice(reason: dict) -> str:
+    """The message without the identifier and link it ends with (shown as the link)."""
+    tail = f" [{reason['cause']}] {reason['url']}"
+    message = reason["message"]
+    return message[: -len(tail)] if message.endswith(tail) else message
