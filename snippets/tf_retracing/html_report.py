@@ -97,11 +97,12 @@ def _function_section(number: int, function: dict) -> str:
     name = escape(function["function"])
     reasons = function["reasons"]  # in the order they happened, per tf.function
     first_traces = function["traces"] - len(reasons)
-    made = function["tf_functions"]
-    per_function = f" ×{first_traces}, one per <code>tf.function</code> made ({made})"
     first = "<li>trace 1: <span class='cause'>first trace</span>"
-    items = [f"{first}{per_function if made > 1 else ''}</li>"]
-    items += [_reason_item(reason) for reason in reasons]
+    if first_traces > 1:  # tf.function objects whose first trace found no earlier one
+        first += f" ({first_traces} first traces)"
+    # Numbered through the whole group: with one tf.function, as the reasons number them.
+    items = [f"{first}</li>"]
+    items += [_reason_item(number, reason) for number, reason in enumerate(reasons, start=2)]
     return (
         f'<section id="function-{number}"><h2><code>{name}</code></h2>'
         f'<p class="meta">defined at <code>{escape(function["defined_at"])}</code>; '
@@ -110,7 +111,7 @@ def _function_section(number: int, function: dict) -> str:
     )
 
 
-def _reason_item(reason: dict) -> str:
+def _reason_item(number: int, reason: dict) -> str:
     argument = reason["argument"]
     where = f" of <code>{escape(argument)}</code>" if argument else ""
     change = ""
@@ -121,7 +122,7 @@ def _reason_item(reason: dict) -> str:
         )
     timing = f" ({reason['trace_ms']:.1f} ms)" if reason.get("trace_ms") is not None else ""
     return (
-        f'<li>trace {reason["trace"]}: <span class="cause">'
+        f'<li>trace {number}: <span class="cause">'
         f'<a href="{escape(reason["url"])}">{escape(reason["cause"])}</a> '
         f"{escape(reason['kind'])}</span>{where}{timing}{change}"
         f"<p>{escape(_advice(reason))}</p></li>"
