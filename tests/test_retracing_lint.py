@@ -487,6 +487,7 @@ GUIDE_FINDINGS = {
     ("docs/guide/claims-checked.md", 14, "TFL005"),
     ("docs/guide/claims-checked.md", 15, "TFL006"),
     ("docs/guide/diagnosing.md", 4, "TFL003"),
+    ("docs/guide/diagnosing.md", 23, "TFL001"),  # the HTML report demo: a tf.function per request
     ("docs/guide/dynamic-shapes.md", 3, "TFL003"),
     ("docs/guide/how-tracing-works.md", 9, "TFL003"),
     ("docs/guide/keras-2.md", 5, "TFL006"),  # predict inside a tf.function, per Keras
