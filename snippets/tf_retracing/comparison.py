@@ -423,7 +423,9 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
             f"is a Python {type(new.value).__name__} whose value changed from {before} to {after}"
         )
         fix = (
-            "Every new Python value is a new trace: if it varies, pass it as a tensor "
+            _flag_advice(new)
+            if isinstance(new.value, bool)
+            else "Every new Python value is a new trace: if it varies, pass it as a tensor "
             f"({_as_tensor(new)}); if it takes a few fixed values, expect one trace each."
         )
     elif isinstance(new, PythonValue):
@@ -435,6 +437,18 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
         what = f"was the Python value {before} and is now {after}"
         fix = "Pass the same kind of value every time; a tensor if the value changes."
     return Change(path, "python-value", before, after, f"argument `{path}` {what}. {fix}", subkind)
+
+
+def _flag_advice(new: PythonValue) -> str:
+    """A bool has two values: a trace each is often the point of a flag, and a tensor in
+    its place works only where AutoGraph can turn its use into graph operations."""
+    return (
+        "A bool has two values, so it costs at most one more trace, and a graph specialised "
+        "for each value is often what a flag is for: usually keep it. Pass it as a tensor "
+        f"({_as_tensor(new)}) only if the function uses it in tensor operations or in an "
+        "`if` that AutoGraph turns into tf.cond; not if it chooses a Python object, a "
+        "layer or the structure of what the function returns."
+    )
 
 
 # The dtype tf.constant gives a Python number of each type when none is named.

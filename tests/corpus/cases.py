@@ -105,7 +105,10 @@ def _expected(where: str, entries: list) -> list[Expected]:
 
 
 def _literal_assignments(path: Path) -> dict:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError) as error:
+        raise CaseError(f"{path.name}: cannot be read as Python: {error}") from None
     fields = {}
     for node in tree.body:
         if (

@@ -2,7 +2,9 @@
 
 import tensorflow as tf
 
-ADVICE = "pass it as a tensor (tf.constant(False))"
+ADVICE = (
+    "Pass it as a tensor (tf.constant(False)) only if the function uses it in tensor operations"
+)
 
 
 class Sup3rGan:
