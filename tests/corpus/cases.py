@@ -6,8 +6,10 @@ module level, literal assignments read here without running it:
 - ``SOURCE``: the public report it reproduces (issue or Q&A thread URL);
 - ``SUMMARY``: one line, what the reporter saw;
 - ``EXPECT``: every distinct ``(function, argument, kind)`` the explainer must report,
-  ``function`` as reports name it, ``argument`` an argument path or None, ``kind`` one of
-  ``tf_retracing.KINDS``; an empty list for a case that must report nothing;
+  ``function`` as reports name it, ``argument`` an argument path or None (where several
+  arguments changed at once, the first, the reason listing the rest as ``others``),
+  ``kind`` one of ``tf_retracing.KINDS``; an empty list for a case that must report
+  nothing;
 - ``WRAPPED``: False when a reader could not wrap the function (Keras builds it inside
   ``fit``); the case then runs in whole-program mode only. Default True.
 
