@@ -5,7 +5,8 @@ import numpy as np
 
 SOURCE = "https://github.com/tensorflow/tensorflow/issues/38561"
 SUMMARY = "unwanted retracing when predicting variable-length inputs one by one"
-# Keras 3 makes its predict function with reduce_retracing: one retrace, then general
+# Keras 3 makes its predict function with reduce_retracing: one retrace, then general;
+# predict() passes [batch], so the path is data[0]
 EXPECT = [
     (
         "TensorFlowTrainer.make_predict_function.<locals>.one_step_on_data_distributed",
