@@ -8,7 +8,7 @@ SUMMARY = "recognising images one by one (for latency) warns of unnecessary retr
 EXPECT = [
     (
         "TensorFlowTrainer.make_predict_function.<locals>.one_step_on_data_distributed",
-        "data[0][0]",
+        "data[0]",  # predict() passes [batch]
         "shape",
     )
 ]
