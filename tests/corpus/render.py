@@ -53,7 +53,9 @@ def render(data: dict, source_link) -> str:
 
 def _row(case: dict, source_link) -> str:
     expected = "<br>".join(
-        f"`{function}`, `{argument}`, {kind}" if argument else f"`{function}`, none, {kind}"
+        f"`{_short_name(function)}`, `{argument}`, {kind}"
+        if argument
+        else f"`{_short_name(function)}`, none, {kind}"
         for function, argument, kind in case["expect"]
     )
     cells = [
@@ -82,6 +84,11 @@ def _verdict(run: dict | None) -> str:
     if run.get("retraces"):
         problems.append(f"still retraces: {run['retraces']}")
     return "**no**: " + "; ".join(problems)
+
+
+def _short_name(function: str) -> str:
+    """The function's own name: Keras's are 80 characters with their enclosing ones."""
+    return function.rsplit(".", 1)[-1]
 
 
 def _short(url: str) -> str:
