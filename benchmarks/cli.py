@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -120,11 +121,14 @@ def run_worker(name: str, args: argparse.Namespace, command: str, workdir: Path)
         "--device", args.device, "--out", str(out), "--command", command,
     ]  # fmt: skip
     with log.open("w") as stderr, tqdm(desc=f"{name:18}", unit="run", leave=True) as bar:
-        proc = subprocess.Popen(
-            worker, cwd=ROOT, env=worker_env(args.device), stdout=subprocess.PIPE,
-            stderr=stderr, text=True,
-        )  # fmt: skip
+        with _sigterm_held() as held:  # a SIGTERM inside Popen would orphan the worker
+            proc = subprocess.Popen(
+                worker, cwd=ROOT, env=worker_env(args.device), stdout=subprocess.PIPE,
+                stderr=stderr, text=True,
+            )  # fmt: skip
         try:
+            if held:  # now that `proc` exists, the cleanup below covers it
+                os.kill(os.getpid(), signal.SIGTERM)
             for line in proc.stdout:
                 if line.startswith("progress "):
                     done, total = map(int, line.split()[1:])
@@ -139,6 +143,18 @@ def run_worker(name: str, args: argparse.Namespace, command: str, workdir: Path)
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-25:])
         raise RunFailed(f"scenario {name} failed (exit {proc.returncode}):\n{tail}")
     return json.loads(out.read_text("utf-8"))
+
+
+@contextlib.contextmanager
+def _sigterm_held():
+    """Record a SIGTERM instead of acting on it inside the block; yields the record (a
+    list, non-empty if one came), for the caller to send it again once it can clean up."""
+    held: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: held.append(signum))
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class Terminated(Exception):
