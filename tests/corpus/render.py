@@ -43,8 +43,8 @@ def render(data: dict, source_link) -> str:
     lines.append(f"| fixes that run and retrace no more | {score['fix'][0]} of {score['fix'][1]} |")
     lines += [
         "",
-        "| case | report | expected: function, argument, kind | wrapped | whole program | fix |",
-        "|---|---|---|---|---|---|",
+        "| case and report | expected: function, argument, kind | wrapped | whole program | fix |",
+        "|---|---|---|---|---|",
     ]
     for case in cases:
         lines.append(_row(case, source_link))
@@ -53,13 +53,14 @@ def render(data: dict, source_link) -> str:
 
 def _row(case: dict, source_link) -> str:
     expected = "<br>".join(
-        f"`{_short_name(function)}`, `{argument}`, {kind}"
+        f"`{_short_name(function)}` `{argument}` {kind}"
         if argument
-        else f"`{_short_name(function)}`, none, {kind}"
+        else f"`{_short_name(function)}` {kind}"
         for function, argument, kind in case["expect"]
     )
+    name = case["id"].replace("_", "_<wbr>")  # long ids may break at their underscores
     cells = [
-        f"[`{case['id']}`]({source_link(f'tests/corpus/cases/{case["id"]}.py')})",
+        f"[{name}]({source_link(f'tests/corpus/cases/{case["id"]}.py')})<br>"
         f"[{_short(case['source'])}]({case['source']})",
         expected or "no retrace",
         *(_verdict(case[mode]) for mode, _ in MODES),
