@@ -231,16 +231,36 @@ DISTRIBUTED = textwrap.dedent(
     print(reason.argument, reason.kind, "drop_remainder=True" in reason.message)
     fixed = run(drop_remainder=True)  # the advice, applied
     print(fixed.experimental_get_tracing_count())
+
+    @explain_retracing
+    def per_replica(x):  # called by each replica, under its own device
+        return tf.reduce_sum(x) * 2
+
+    @tf.function
+    def replicated_step(batch):
+        return strategy.run(lambda x: per_replica(x * weight), args=(batch,))
+
+    data = tf.data.Dataset.from_tensor_slices(tf.zeros([4, 3])).batch(4)
+    for batch in strategy.experimental_distribute_dataset(data):
+        replicated_step(batch)
+    (reason,) = per_replica.retrace_reasons
+    print(reason.subkind, sorted([reason.before, reason.after]), "object at 0x" in reason.message)
+    print("once per replica: expected, and nothing to fix" in reason.message)
     """
 )
 
 
 @pytest.mark.slow
-def test_the_last_partial_batch_of_a_distributed_dataset_and_its_fix(tmp_path):
+def test_distributed_partial_batch_and_its_fix_and_a_trace_per_replica(tmp_path):
     script = tmp_path / "distributed.py"
     script.write_text(DISTRIBUTED)
     done = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.splitlines()[-2:] == ["dist_inputs[0] shape True", "1"]
+    assert done.stdout.splitlines()[-4:] == [
+        "dist_inputs[0] shape True",
+        "1",
+        "device ['CPU:0', 'CPU:1'] False",  # devices by name, not MergeDevice reprs
+        "True",
+    ]

@@ -469,6 +469,16 @@ def _indexed(items) -> tuple:
 _SCOPE_NAMES: dict = {}  # TensorFlow's ScopeType -> trace_description's scope names
 
 
+def _device_name(device_function) -> str:
+    """``CPU:1`` for a ``tf.device`` scope (a MergeDevice), the full spec off localhost."""
+    spec = getattr(device_function, "_spec", None)
+    if spec is None:
+        return getattr(device_function, "__qualname__", None) or repr(device_function)
+    if spec.device_type and spec.job in (None, "localhost"):
+        return f"{spec.device_type}:{spec.device_index or 0}"
+    return spec.to_string()
+
+
 def describe_context(function_context) -> td.CallContext:
     """TensorFlow's calling context (variable-creation scope, graph, save policy...)."""
     if not _SCOPE_NAMES:
@@ -478,6 +488,8 @@ def describe_context(function_context) -> td.CallContext:
     context = function_context.context
     fields = {name: getattr(context, name) for name in getattr(context, "_fields", ())}
     graph = fields.pop("parent_graph", None)
+    if fields.get(td.DEVICE_FIELD):  # device scopes, as names instead of object reprs
+        fields[td.DEVICE_FIELD] = tuple(_device_name(f) for f in fields[td.DEVICE_FIELD])
     # A save policy is set only inside tf.saved_model.save (see function_context.py).
     policy = fields.get("variable_policy")
     return td.CallContext(

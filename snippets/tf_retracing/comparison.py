@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from .explainer_types import REPORT_URL, RetraceReason
 from .trace_description import (
     DENSE,
+    DEVICE_FIELD,
     NO_VARIABLE_CREATION,
     RAGGED,
     SPARSE,
@@ -551,12 +552,26 @@ def _context_change(old: CallContext, new: CallContext) -> Change:
         return Change(None, "context", before, after, advice, "graph")
     if old.saving != new.saving:
         return _saving_change(old.saving)
+    if _changed_fields(old, new) == [DEVICE_FIELD]:
+        return _device_change(dict(old.fields)[DEVICE_FIELD], dict(new.fields)[DEVICE_FIELD])
     before, after = _field_texts(old, new)
     advice = (
         f"the same arguments, but called {after} instead of {before}. Each calling context "
         "has its own traces; call the function from one context."
     )
     return Change(None, "context", before, after, advice, "other")
+
+
+def _device_change(old_devices: tuple, new_devices: tuple) -> Change:
+    before = ", ".join(old_devices) or "no device scope"
+    after = ", ".join(new_devices) or "no device scope"
+    advice = (
+        f"the same arguments, but called on device {after} instead of {before}. Each "
+        "device scope has its own traces, so under a tf.distribute strategy (such as "
+        "MirroredStrategy) a function traces once per replica: expected, and nothing to "
+        "fix. Outside a strategy, call it under one tf.device."
+    )
+    return Change(None, "context", before, after, advice, "device")
 
 
 def _graph_texts(old, new) -> tuple[str, str]:
@@ -585,11 +600,16 @@ def _saving_change(saved_before: bool) -> Change:
     return Change(None, "context", calling, saving, advice, "saving")
 
 
-def _field_texts(old: CallContext, new: CallContext) -> tuple[str, str]:
+def _changed_fields(old: CallContext, new: CallContext) -> list[str]:
     old_fields, new_fields = dict(old.fields), dict(new.fields)
-    names = [
+    return [
         n for n in {**old_fields, **new_fields} if not _equal(old_fields.get(n), new_fields.get(n))
     ]
+
+
+def _field_texts(old: CallContext, new: CallContext) -> tuple[str, str]:
+    old_fields, new_fields = dict(old.fields), dict(new.fields)
+    names = _changed_fields(old, new)
     return (
         ", ".join(f"{name}={old_fields.get(name)!r}" for name in names),
         ", ".join(f"{name}={new_fields.get(name)!r}" for name in names),

@@ -103,3 +103,8 @@ class TraceDescription:
     call: dict[str, Node]
     traced: dict[str, Node]
     context: CallContext
+
+
+# The field of the calling context that holds its device scopes (tf.device, or a
+# tf.distribute replica's device), as names such as "CPU:1".
+DEVICE_FIELD = "device_functions"
