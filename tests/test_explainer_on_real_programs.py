@@ -264,3 +264,17 @@ def test_distributed_partial_batch_and_its_fix_and_a_trace_per_replica(tmp_path)
         "device ['CPU:0', 'CPU:1'] False",  # devices by name, not MergeDevice reprs
         "True",
     ]
+
+
+def test_a_method_watched_on_each_new_instance_is_a_new_self_not_a_new_function():
+    class Block(tf.Module):
+        @tf.function
+        def normalize(self):
+            return tf.constant(1.0)
+
+    for _ in range(2):
+        watched = explain_retracing(Block().normalize)  # one per layer made in a loop
+        watched()
+    (reason,) = watched.retrace_reasons
+    assert (reason.argument, reason.kind, reason.cause) == ("self", "object", "TFR005")
+    assert "one trace per instance is expected" in reason.message

@@ -469,6 +469,23 @@ def _indexed(items) -> tuple:
 _SCOPE_NAMES: dict = {}  # TensorFlow's ScopeType -> trace_description's scope names
 
 
+def bound_instance(function):
+    """The instance a method's tf.function is bound to, or None. TensorFlow gives each
+    instance its own tf.function, whose Python function holds the instance weakly in its
+    closure (``class_method_to_instance_method``); ``tf.function(obj.method)`` binds it
+    directly."""
+    python_function = function.python_function
+    direct = getattr(python_function, "__self__", None)
+    if direct is not None and not isinstance(direct, type | types.ModuleType):
+        return direct
+    code = getattr(python_function, "__code__", None)
+    closure = getattr(python_function, "__closure__", None)
+    if code is None or not closure or "weak_instance" not in code.co_freevars:
+        return None
+    reference = closure[code.co_freevars.index("weak_instance")].cell_contents
+    return reference() if callable(reference) else None
+
+
 def _device_name(device_function) -> str:
     """``CPU:1`` for a ``tf.device`` scope (a MergeDevice), the full spec off localhost."""
     spec = getattr(device_function, "_spec", None)

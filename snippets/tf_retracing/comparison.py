@@ -71,7 +71,10 @@ def explain(
         found = compare(earlier, new)
         if closest is None or len(found) < len(closest):
             closest = found
-        if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
+        # Only an earlier trace with no visible difference ends the search: one differing
+        # only in what is not compared (spec names) can be further back than one that
+        # differs in one place.
+        if not closest:
             break
     if not closest:  # nothing differs but names, or nothing the explainer sees
         closest = _spec_name_changes(history, new) or [
@@ -482,12 +485,37 @@ def _as_tensor(node: PythonValue) -> str:
     )
 
 
+# What to do about a method traced again for a new instance.
+NEW_INSTANCE_ADVICE = (
+    "each instance keeps its own traces, so every new instance traces again. Create the "
+    "object once and reuse it; where the program needs several instances (the layers of a "
+    "model), one trace per instance is expected."
+)
+
+
+def new_instance_reason(function: str, number: int, instance: str) -> RetraceReason:
+    """A method's tf.function traced for a new instance (each has its own tf.function)."""
+    message = (
+        f"`{function}` traced again (trace {number}): this is a method and `self` is a new "
+        f"object ({instance}): {NEW_INSTANCE_ADVICE}"
+    )
+    return RetraceReason(
+        function=function,
+        trace=number,
+        argument="self",
+        kind="object",
+        before="another instance",
+        after=instance,
+        message=message,
+        subkind="self",
+    )
+
+
 def _object_change(path: str, before: str, after: str) -> Change:
     if path == "self":
         advice = (
-            f"this is a method and `self` is a new object ({after}, not {before}): each "
-            "instance keeps its own traces, so every new instance traces again. Create the "
-            "object once and reuse it."
+            f"this is a method and `self` is a new object ({after}, not {before}): "
+            f"{NEW_INSTANCE_ADVICE}"
         )
         return Change(path, "object", before, after, advice, "self")
     advice = (

@@ -127,6 +127,7 @@ class _Watch:
         self.stats = _CODE_STATS.setdefault(code, _CodeStats())
         self.stats.created += 1
         self.counted_as_traced = False
+        self.instance: str | None = None  # for a method bound to one instance, that one
 
     # --8<-- [start:hook]
     def before_body(self, args: tuple) -> None:
@@ -189,6 +190,8 @@ class _Watch:
 
     def _explain_new_function(self, number: int) -> RetraceReason:
         created = self.stats.created
+        if self.instance is not None:  # a method's tf.function, bound to a new instance
+            return comparison.new_instance_reason(self.name, number, self.instance)
         message = (
             f"`{self.name}` traced again because a new tf.function object was made for the "
             f"same Python code ({self.where}): {created} tf.function objects so far, each "
@@ -526,6 +529,7 @@ def _watch_in_place(function: PolymorphicFunction) -> WatchedFunction:
         _code(function),
         library=_library_of(python_function),
     )
+    _note_instance(function, watch)
     _internals.watch_in_place(
         function, WatchedFunction, lambda body: _trace_hook(body, watch), _RecordingCache()
     )
@@ -545,12 +549,21 @@ def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
         _code(function),
         library=_library_of(python_function),
     )
+    _note_instance(function, watch)
     watched = WatchedFunction(
         _trace_hook(python_function, watch), **_internals.function_options(function)
     )
     _internals.copy_rendezvous(function, watched)
     _start_watching(watched, watch)
     return make_decorator(python_function, watched, decorator_name="tf.function")
+
+
+def _note_instance(function: PolymorphicFunction, watch: _Watch) -> None:
+    """Before watching: TensorFlow gives each instance its own tf.function for a method,
+    so a new one per new instance is a new `self`, not a tf.function made anew."""
+    bound_to = _internals.bound_instance(function)
+    if bound_to is not None:
+        watch.instance = f"{type(bound_to).__qualname__} object at {id(bound_to):#x}"
 
 
 def _start_watching(watched: WatchedFunction, watch: _Watch) -> None:
