@@ -272,8 +272,10 @@ def test_a_method_watched_on_each_new_instance_is_a_new_self_not_a_new_function(
         def normalize(self):
             return tf.constant(1.0)
 
-    for _ in range(2):
-        watched = explain_retracing(Block().normalize)  # one per layer made in a loop
+    blocks = []
+    for _ in range(2):  # layers made in a loop, each kept by the model
+        blocks.append(Block())
+        watched = explain_retracing(blocks[-1].normalize)
         watched()
     (reason,) = watched.retrace_reasons
     assert (reason.argument, reason.kind, reason.cause) == ("self", "object", "TFR005")
