@@ -30,10 +30,15 @@ def _output(*command: str) -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def git_commit() -> str:
+# Changes to the results themselves do not make the measuring code differ from the commit.
+MEASURING_CODE = (".", ":!benchmarks/results")
+
+
+def git_commit(measuring_code: tuple[str, ...] = MEASURING_CODE) -> str:
+    """HEAD's short commit, marked when the files (git pathspecs) that made a result have
+    uncommitted changes."""
     commit = _output("git", "rev-parse", "--short=12", "HEAD") or "unknown"
-    # Changes to the results themselves do not make the measuring code differ from the commit.
-    changes = _output("git", "status", "--porcelain", "--", ".", ":!benchmarks/results")
+    changes = _output("git", "status", "--porcelain", "--", *measuring_code)
     return f"{commit}+uncommitted-changes" if changes else commit
 
 

@@ -66,15 +66,14 @@ def explain(
     compare = compare or changes
     if new.context.saving:  # every trace tf.saved_model.save makes is one of its own
         return _save_time_reason(function, number, new)
-    closest: list[Change] | None = None
-    for earlier in reversed(history):
+    # An earlier trace equal in all but what is not compared (spec names) may lie further
+    # back than one that differs in one place: look for it first, by equality (cheap).
+    closest: list[Change] | None = [] if _seen_before(new, history) else None
+    for earlier in reversed(history if closest is None else ()):
         found = compare(earlier, new)
         if closest is None or len(found) < len(closest):
             closest = found
-        # Only an earlier trace with no visible difference ends the search: one differing
-        # only in what is not compared (spec names) can be further back than one that
-        # differs in one place.
-        if not closest:
+        if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
             break
     if not closest:  # nothing differs but names, or nothing the explainer sees
         closest = _spec_name_changes(history, new) or [
@@ -95,6 +94,14 @@ def explain(
         others=tuple(map(short, others)),
         subkind=first.subkind,
     )
+
+
+def _seen_before(new: TraceDescription, history: Sequence[TraceDescription]) -> bool:
+    """Whether an earlier trace equals ``new`` in everything the comparison looks at."""
+    try:
+        return new in history
+    except (TypeError, ValueError):  # a value without a plain ==: compare one by one
+        return False
 
 
 def _save_time_reason(function: str, number: int, new: TraceDescription) -> RetraceReason:

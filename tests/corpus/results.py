@@ -6,12 +6,12 @@ import datetime
 import json
 import os
 import platform
-import subprocess
 import tempfile
 from pathlib import Path
 
+from benchmarks.provenance import git_commit
+
 RESULTS_FILE = Path(__file__).resolve().parent / "results.json"
-ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_VERSION = 1
 CASE_FIELDS = ("id", "source", "summary", "expect", "whole_program", "wrapped", "fix", "passed")
 
@@ -26,7 +26,8 @@ def provenance(package_path: str | None, seconds: float) -> dict:
 
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": _commit(),
+        # What a run's results depend on: the package and the cases.
+        "commit": git_commit(("snippets", "tests/corpus/cases")),
         "tensorflow": tf.__version__,
         "tf_retracing": tf_retracing.__version__,
         "package_path": package_path,
@@ -35,17 +36,6 @@ def provenance(package_path: str | None, seconds: float) -> dict:
         "seconds": round(seconds),
         "command": "python -m tests.corpus run",
     }
-
-
-def _commit() -> str:
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
-        return done.stdout.strip()
-
-    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
-    if git("status", "--porcelain", "--", "snippets", "tests/corpus/cases"):
-        commit += "+uncommitted-changes"
-    return commit
 
 
 def write_results(path: Path, provenance_: dict, cases: list[dict]) -> None:
