@@ -27,418 +27,25 @@ def rules_found(source: str, header: str = HEADER) -> list[str]:
     return [f.rule for f in lint_source(header + textwrap.dedent(source))]
 
 
-# Per rule: sources where the hazard is (each must give exactly that rule once) and
-# sources where it is fixed or absent (each must give nothing).
-CASES: dict[str, tuple[list[str], list[str]]] = {
-    "TFL001": (
-        [
-            """
-            def add_one(x):
-                return x + 1
-            for step in range(3):
-                tf.function(add_one)(tf.constant(step))
-            """,
-            """
-            for step in range(3):
-                @tf.function
-                def add_one(x):
-                    return x + 1
-                add_one(tf.constant(step))
-            """,
-            """
-            def handle(request):
-                graph = tf.function(lambda x: x * 2)
-                return graph(request)
-            for request in requests:
-                handle(request)
-            """,
-            # the model is the same on every iteration: only the loop's names vary
-            """
-            def train(model, data):
-                for batch in data:
-                    tf.function(lambda x: model(x))(batch)
-            """,
-        ],
-        [
-            """
-            def add_one(x):
-                return x + 1
-            add_one_graph = tf.function(add_one)
-            for step in range(3):
-                add_one_graph(tf.constant(step))
-            """,
-            # a factory: the function leaves the scope that made it
-            """
-            def make(scale):
-                @tf.function
-                def f(x):
-                    return x * scale
-                return f
-            """,
-            # one function per configuration, closing over the loop variable
-            """
-            for dtype in (tf.float32, tf.float64):
-                cast = tf.function(lambda x: tf.cast(x, dtype))
-                cast(tf.ones([2]))
-            """,
-            # a function called once
-            """
-            def main():
-                tf.function(lambda x: x + 1)(tf.ones([2]))
-            main()
-            """,
-            # created while tracing another tf.function: once per trace
-            """
-            @tf.function
-            def outer(x):
-                return tf.function(lambda y: y + 1)(x)
-            for _ in range(3):
-                outer(tf.ones([2]))
-            """,
-        ],
-    ),
-    "TFL002": (
-        [
-            """
-            def build_model():
-                return keras.Sequential([keras.layers.Dense(1)])
-            for _ in range(3):
-                fresh = build_model()
-                fresh.predict_on_batch(np.ones((2, 4), "float32"))
-            """,
-            """
-            for path in paths:
-                model = keras.models.load_model(path)
-                model.predict(features)
-            """,
-        ],
-        [
-            """
-            model = keras.Sequential([keras.layers.Dense(1)])
-            for path in paths:
-                model.load_weights(path)
-                model.predict_on_batch(features)
-            """,
-            # built and trained per iteration: a search, where the trace is not the cost
-            """
-            for units in (8, 16):
-                model = keras.Sequential([keras.layers.Dense(units)])
-                model.compile(loss="mse")
-                model.fit(x, y)
-                model.predict(x)
-            """,
-        ],
-    ),
-    "TFL003": (
-        [
-            """
-            @tf.function
-            def repeat(x, times):
-                return x * times
-            for times in [1, 2, 3, 4]:
-                repeat(tf.ones([2]), times)
-            """,
-            """
-            @tf.function
-            def step(x, lr):
-                return x * lr
-            for i, batch in enumerate(batches):
-                step(batch, lr=0.1 / (1 + i))
-            """,
-            """
-            class Trainer:
-                @tf.function
-                def train_step(self, x, step):
-                    return x * step
-                def run(self, batches):
-                    step = 0
-                    while step < 10:
-                        self.train_step(batches, step)
-                        step += 1
-            """,
-        ],
-        [
-            """
-            @tf.function
-            def repeat(x, times):
-                return x * times
-            for times in [1, 2, 3, 4]:
-                repeat(tf.ones([2]), tf.constant(times))
-            """,
-            # a signature converts the Python int to a tensor
-            """
-            @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
-            def double(n):
-                return n * 2
-            for n in range(4):
-                double(n)
-            """,
-            # flags are Python values on purpose: one graph each
-            """
-            @tf.function
-            def step(x, training):
-                return x
-            for training in [True, False]:
-                step(tf.ones([2]), training)
-            """,
-            # an unknown callable, and a loop over data
-            """
-            for i in range(3):
-                model(tf.ones([2]), i)
-            @tf.function
-            def f(x):
-                return x
-            for batch in dataset:
-                f(batch)
-            """,
-        ],
-    ),
-    "TFL004": (
-        [
-            """
-            model = keras.Sequential([keras.layers.Dense(1)])
-            for batch in batches:
-                model.predict(batch, verbose=0)
-            """,
-        ],
-        [
-            """
-            model = keras.Sequential([keras.layers.Dense(1)])
-            for epoch in range(10):
-                model.fit(x, y)
-                model.predict(x_val)
-            """,
-            """
-            model = keras.Sequential([keras.layers.Dense(1)])
-            model.predict(dataset)
-            """,
-            # another library's estimator in a file that imports it
-            """
-            from sklearn.linear_model import LinearRegression
-            model = LinearRegression()
-            for batch in batches:
-                model.predict(batch)
-            """,
-        ],
-    ),
-    "TFL005": (
-        [
-            """
-            @tf.function
-            def make_and_use(x):
-                weight = tf.Variable(2.0)
-                return x * weight
-            """,
-        ],
-        [
-            """
-            weight = tf.Variable(2.0)
-            @tf.function
-            def use(x):
-                return x * weight
-            """,
-            """
-            class Scale(tf.Module):
-                def __init__(self):
-                    self.weight = None
-                @tf.function
-                def __call__(self, x):
-                    if self.weight is None:
-                        self.weight = tf.Variable(2.0)
-                    return x * self.weight
-            """,
-        ],
-    ),
-    "TFL006": (
-        [
-            """
-            model = keras.Sequential([keras.layers.Dense(1)])
-            @tf.function
-            def predict_in_graph(features):
-                return model.predict(features, verbose=0)
-            """,
-        ],
-        [
-            """
-            model = keras.Sequential([keras.layers.Dense(1)])
-            @tf.function
-            def serve(features):
-                return model(features, training=False)
-            """,
-        ],
-    ),
-    "TFL007": (
-        [
-            """
-            @tf.function
-            def to_list(x):
-                return x.numpy().tolist()
-            """,
-            """
-            @tf.function
-            def total(x):
-                summed = tf.reduce_sum(x)
-                return summed.numpy()
-            """,
-        ],
-        [
-            """
-            @tf.function
-            def total(x):
-                return tf.reduce_sum(x)
-            print(total(tf.ones([2])).numpy())
-            """,
-            # inside a tf.py_function callback, which runs eagerly
-            """
-            @tf.function
-            def total(x):
-                def eager(t):
-                    return t.numpy().sum()
-                return tf.py_function(eager, [x], tf.float32)
-            """,
-        ],
-    ),
-    "TFL008": (
-        [
-            """
-            def magnitude(x):
-                if x > 0:
-                    return x
-                return -x
-            tf.function(magnitude, autograph=False)(tf.constant(3.0))
-            """,
-            """
-            @tf.function(autograph=False, input_signature=[tf.TensorSpec([], tf.int32)])
-            def count(n):
-                for i in tf.range(n):
-                    pass
-                return n
-            """,
-        ],
-        [
-            """
-            @tf.function
-            def magnitude(x):
-                if x > 0:
-                    return x
-                return -x
-            magnitude(tf.constant(3.0))
-            """,
-            # Python tests on static properties are fine without AutoGraph
-            """
-            @tf.function(autograph=False, input_signature=[tf.TensorSpec([None], tf.float32)])
-            def first(x, default=None):
-                if x.shape[0] is None or isinstance(x, tf.RaggedTensor):
-                    return x
-                if default is None:
-                    return x
-                return x
-            """,
-        ],
-    ),
-    "TFL009": (
-        [
-            """
-            @tf.function
-            def scaled(x):
-                return x * 2
-            scaled(tf.constant([1.0, 2.0]))
-            scaled(np.array([1.0, 2.0]))
-            """,
-            """
-            @tf.function
-            def scaled(x):
-                return tf.cast(x, tf.float32) * 2
-            features = np.random.rand(8, 4)
-            scaled(features)
-            """,
-        ],
-        [
-            """
-            @tf.function
-            def scaled(x):
-                return x * 2
-            scaled(tf.constant([1.0, 2.0]))
-            scaled(np.array([1.0, 2.0], dtype=np.float32))
-            scaled(tf.cast(np.zeros(3), tf.float32))
-            """,
-            # float64 throughout: one trace, nothing to mix with
-            """
-            @tf.function
-            def scaled(x):
-                return x * 2
-            scaled(np.zeros(3))
-            """,
-        ],
-    ),
-    "TFL010": (
-        [
-            """
-            class Settings:
-                def __init__(self, scale):
-                    self.scale = scale
-            @tf.function
-            def apply(settings, x):
-                return x * settings.scale
-            for _ in range(3):
-                apply(Settings(2.0), tf.ones([2]))
-            """,
-        ],
-        [
-            """
-            class Settings(tf.experimental.ExtensionType):
-                scale: tf.Tensor
-            @tf.function
-            def apply(settings, x):
-                return x * settings.scale
-            for _ in range(3):
-                apply(Settings(tf.constant(2.0)), tf.ones([2]))
-            """,
-            """
-            class Settings:
-                def __init__(self, scale):
-                    self.scale = scale
-                def __tf_tracing_type__(self, context):
-                    return ScaleType(self.scale)
-            @tf.function
-            def apply(settings, x):
-                return x * settings.scale
-            settings = Settings(2.0)
-            for _ in range(3):
-                apply(settings, tf.ones([2]))
-                apply(Settings(2.0), tf.ones([2]))
-            """,
-            # __eq__ without __hash__: refused with a TypeError, not traced per object
-            """
-            class Settings:
-                def __eq__(self, other):
-                    return True
-            @tf.function
-            def apply(settings, x):
-                return x
-            for _ in range(3):
-                apply(Settings(), tf.ones([2]))
-            """,
-        ],
-    ),
-}
+# Each rule carries its own examples (``Rule.found`` and ``Rule.clean``).
 
 
-def test_every_rule_has_cases():
-    assert set(CASES) == {rule.code for rule in RULES}
+def test_every_rule_has_examples_of_both_kinds():
+    assert all(rule.found and rule.clean for rule in RULES)
 
 
 @pytest.mark.parametrize(
     ("code", "source"),
-    [(code, src) for code, (found, _) in CASES.items() for src in found],
+    [(rule.code, source) for rule in RULES for source in rule.found],
 )
 def test_rule_finds_its_hazard(code, source):
-    assert rules_found(source) == [code]
+    found = rules_found(source)
+    assert found and set(found) == {code}, found
 
 
 @pytest.mark.parametrize(
     ("code", "source"),
-    [(code, src) for code, (_, clean) in CASES.items() for src in clean],
+    [(rule.code, source) for rule in RULES for source in rule.clean],
 )
 def test_rule_stays_silent_where_it_is_fixed(code, source):
     assert rules_found(source) == []
@@ -459,7 +66,7 @@ def test_a_finding_has_a_location_a_message_and_a_link():
         21,
         "TFL003",
     )
-    assert finding.name == "python-number-argument"
+    assert finding.name == "python-value-argument"
     assert "f()" in finding.message
     assert finding.url == f"{SITE_URL}guide/tensor-vs-python/#python-numbers-versus-tfconstant"
 
@@ -473,41 +80,56 @@ def test_columns_count_characters_not_bytes():
 
 # --- the guide's own examples -----------------------------------------------------------
 
-# Every finding on the guide's pages: each is one of its "before" examples (the hazard
-# the section shows); the "fixed" examples next to them give none.
+# Every finding on the guide's pages, keyed by content: (page, the code of the line the
+# finding starts on, rule). Each is one of its "before" examples (the hazard the section
+# shows); the "fixed" examples next to them give none. Adding or moving blocks changes
+# nothing here; only a change to a flagged line or a new finding does.
 GUIDE_FINDINGS = {
-    ("docs/guide/causes.md", 2, "TFL009"),  # float64 NumPy array after a float32 tensor
-    ("docs/guide/causes.md", 7, "TFL010"),  # a new Settings per call
-    ("docs/guide/causes.md", 15, "TFL001"),  # tf.function(add_one) in the loop
-    ("docs/guide/claims-checked.md", 1, "TFL003"),
-    ("docs/guide/claims-checked.md", 7, "TFL003"),
-    ("docs/guide/claims-checked.md", 7, "TFL009"),
-    ("docs/guide/claims-checked.md", 8, "TFL003"),
-    ("docs/guide/claims-checked.md", 12, "TFL003"),  # type hints do not convert: 3 traces
-    ("docs/guide/claims-checked.md", 14, "TFL005"),
-    ("docs/guide/claims-checked.md", 15, "TFL006"),
-    ("docs/guide/diagnosing.md", 4, "TFL003"),
-    ("docs/guide/diagnosing.md", 23, "TFL001"),  # the HTML report demo: a tf.function per request
-    ("docs/guide/dynamic-shapes.md", 3, "TFL003"),
-    ("docs/guide/how-tracing-works.md", 9, "TFL003"),
-    ("docs/guide/keras-2.md", 5, "TFL006"),  # predict inside a tf.function, per Keras
-    ("docs/guide/keras-models.md", 2, "TFL004"),
-    ("docs/guide/keras-models.md", 6, "TFL006"),
-    ("docs/guide/keras-models.md", 7, "TFL002"),
-    ("docs/guide/lint.md", 3, "TFL007"),  # the hazard the rule's own section shows
-    ("docs/guide/retracing-warning.md", 1, "TFL003"),
-    ("docs/guide/retracing-warning.md", 5, "TFL001"),
-    ("docs/guide/retracing-warning.md", 7, "TFL003"),
-    ("docs/guide/retracing-warning.md", 12, "TFL003"),
-    ("docs/guide/tensor-vs-python.md", 1, "TFL003"),
-    ("docs/guide/variables.md", 1, "TFL005"),  # a new tf.Variable on every run
-    ("docs/guide/tensor-vs-python.md", 5, "TFL008"),
-    ("docs/index.md", 1, "TFL003"),
-    ("docs/index.md", 2, "TFL003"),
+    ("docs/guide/causes.md", "apply(Settings(2.0), x)", "TFL010"),
+    ("docs/guide/causes.md", "per_shape(batch)", "TFL011"),
+    ("docs/guide/causes.md", "scaled(np.array([1.0, 2.0]))", "TFL009"),
+    ("docs/guide/causes.md", "tf.function(add_one)(tf.constant(step))", "TFL001"),
+    ("docs/guide/claims-checked.md", "doubled(value)", "TFL003"),
+    ("docs/guide/claims-checked.md", "doubled_array(np.ones(3))", "TFL009"),
+    ("docs/guide/claims-checked.md", "doubled_array(np.zeros(3))", "TFL009"),
+    ("docs/guide/claims-checked.md", "following_hints(value)", "TFL003"),
+    ("docs/guide/claims-checked.md", "hinted(value)", "TFL003"),
+    ("docs/guide/claims-checked.md", "predict_any(tf.zeros([batch_size, 50]))", "TFL011"),
+    ("docs/guide/claims-checked.md", "return model.predict(x, verbose=0)", "TFL006"),
+    ("docs/guide/claims-checked.md", "scaled(tf.zeros([2]), factor)", "TFL003"),
+    ("docs/guide/claims-checked.md", "sum_with_tf_range(steps)", "TFL003"),
+    ("docs/guide/claims-checked.md", "weight = tf.Variable(2.0)", "TFL005"),
+    ("docs/guide/diagnosing.md", "double(n)", "TFL003"),
+    ("docs/guide/diagnosing.md", "normalise = tf.function(lambda x: x / 255)", "TFL001"),
+    ("docs/guide/dynamic-shapes.md", "relaxed(tf.zeros([2]), scale)", "TFL003"),
+    ("docs/guide/how-tracing-works.md", "scale(tf.constant([1.0, 2.0]), factor)", "TFL003"),
+    ("docs/guide/input-signatures.md", "row_sums(tf.zeros([batch_size, 4]))", "TFL011"),
+    ("docs/guide/keras-2.md", "return model.predict(features, verbose=0)", "TFL006"),
+    ("docs/guide/keras-models.md", "fresh = build_model()", "TFL002"),
+    ("docs/guide/keras-models.md", "model.predict(batch(3), verbose=0)", "TFL004"),
+    ("docs/guide/keras-models.md", "model.predict(batch(rows), verbose=0)", "TFL004"),
+    ("docs/guide/keras-models.md", "return model.predict(features, verbose=0)", "TFL006"),
+    ("docs/guide/lint.md", "return x.numpy().tolist()", "TFL007"),
+    ("docs/guide/retracing-warning.md", "every_fourth(tf.zeros([call // 4 + 1]))", "TFL011"),
+    ("docs/guide/retracing-warning.md", "every_third(tf.zeros([call // 3 + 1]))", "TFL011"),
+    ("docs/guide/retracing-warning.md", "identity(tf.zeros([length]))", "TFL011"),
+    ("docs/guide/retracing-warning.md", "keyed_on_value(value)", "TFL003"),
+    ("docs/guide/retracing-warning.md", "muted(value)", "TFL003"),
+    ("docs/guide/retracing-warning.md", "shift(n)", "TFL003"),
+    ("docs/guide/retracing-warning.md", "tf.function(Doubler())(tf.constant(value))", "TFL001"),
+    ("docs/guide/retracing-warning.md", "tf.function(same)(tf.constant(value))", "TFL001"),
+    ("docs/guide/retracing-warning.md", "total += inner(tf.ones([length]))", "TFL011"),
+    ("docs/guide/retracing-warning.md", "warm_up(tf.zeros([length]))", "TFL011"),
+    ("docs/guide/tensor-vs-python.md", "if x > 0:", "TFL008"),
+    ("docs/guide/tensor-vs-python.md", "repeat_double(x, times)", "TFL003"),
+    ("docs/guide/variables.md", "return tf.Variable(1.0) * x", "TFL005"),
+    ("docs/index.md", "double(n)", "TFL003"),
+    ("docs/index.md", "halve(tf.zeros([length]))", "TFL011"),
+    ("docs/index.md", "triple(n)", "TFL003"),
 }
 
 
-def guide_findings() -> set[tuple[str, int, str]]:
+def guide_findings() -> set[tuple[str, str, str]]:
     """Each block linted with the blocks it continues; a finding belongs to its block."""
     found = set()
     for page in sorted((ROOT / "docs").rglob("*.md")):
@@ -516,9 +138,11 @@ def guide_findings() -> set[tuple[str, int, str]]:
         for block in page_blocks(page):
             chain = [*chain, block] if block.title.startswith("Continues") else [block]
             before = "".join(b.code if b.code.endswith("\n") else b.code + "\n" for b in chain[:-1])
-            for finding in lint_source(before + block.code, name):
+            source = before + block.code
+            for finding in lint_source(source, name):
                 if finding.line > before.count("\n"):
-                    found.add((name, block.index, finding.rule))
+                    line = source.splitlines()[finding.line - 1].split("  #")[0].strip()
+                    found.add((name, line, finding.rule))
     return found
 
 

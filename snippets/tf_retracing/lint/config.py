@@ -134,19 +134,33 @@ def load_config(explicit: str | None = None, start: Path | None = None) -> Confi
         path = Path(explicit)
         if not path.is_file():
             raise ConfigError(f"{explicit}: no such settings file")
-        table = _load_toml(path).get("tool", {}).get("tf-retracing", {}).get("lint", {})
-        return config_from_table(table, str(path), path.parent)
+        table = _section(_load_toml(path), str(path))
+        return config_from_table({} if table is None else table, str(path), path.parent)
     folder = (start or Path.cwd()).resolve()
     for candidate in [folder, *folder.parents]:
         path = candidate / "pyproject.toml"
         if path.is_file():
-            tool = _load_toml(path).get("tool", {})
-            ours = tool.get("tf-retracing")
-            if isinstance(ours, dict) and "lint" in ours:
-                return config_from_table(ours["lint"], _shown(path), candidate)
+            table = _section(_load_toml(path), _shown(path))
+            if table is not None:
+                return config_from_table(table, _shown(path), candidate)
             if (candidate / ".git").exists():
                 break  # stop at the repository root, as ruff does at the project
     return Config()
+
+
+def _section(document: dict, source: str) -> object | None:
+    """``[tool.tf-retracing.lint]``, or None when absent; a ConfigError naming the key when
+    ``tool`` or ``tool.tf-retracing`` is not a table."""
+    table: object = document
+    where = []
+    for key in ("tool", "tf-retracing", "lint"):
+        if key not in table:
+            return None
+        table = table[key]
+        where.append(key)
+        if key != "lint" and not isinstance(table, dict):
+            raise ConfigError(f"{source}: [{'.'.join(where)}] must be a table")
+    return table
 
 
 def _shown(path: Path) -> str:

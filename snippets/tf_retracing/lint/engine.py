@@ -1,28 +1,37 @@
-"""Run the rules over files: find the files, parse them, apply suppressions and settings.
+"""Run the rules over files: find the files, read them safely, parse them, apply
+suppressions and settings.
 
-Bad input never stops the run: a missing path, a binary file or a file that does not
-parse becomes one ``InputError`` (exit status 2), and the other files are still checked.
+Bad input never stops the run: a missing path, a FIFO or device, a binary file, a file
+that does not parse or is nested too deeply becomes one ``InputError`` (exit status 2),
+and the other files are still checked. A rule that fails on a file is reported the same
+way, and the other rules' findings on that file are kept.
 """
 
 from __future__ import annotations
 
 import ast
 import io
+import json
 import os
 import re
+import stat
 import tokenize
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tf_retracing.lint.config import Config
-from tf_retracing.lint.model import ModuleModel
+from tf_retracing.lint.facts import ModuleFacts
+from tf_retracing.lint.notebooks import Notebook, NotebookError, read_notebook
 from tf_retracing.lint.rules import RULES, RULES_BY_CODE, rule_url
 
 # Folders never entered while walking a directory (a path given explicitly is still read).
 SKIPPED_FOLDERS = frozenset(
     {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist", "site"}
 )
+SUFFIXES = (".py", ".ipynb")
+MAX_BYTES = 16 * 1024 * 1024  # larger "source" is not source: refused, never read whole
 REPORT_URL = "https://github.com/tf-retracing-guide/tf-retracing-guide/issues"
 _SUPPRESSION = re.compile(
     r"#\s*tf-retracing:\s*(?P<kind>ignore-file|ignore)\b(?:\[(?P<codes>[^\]]*)\])?"
@@ -32,7 +41,7 @@ _SUPPRESSION = re.compile(
 @dataclass(frozen=True)
 class Finding:
     path: str
-    line: int  # 1-based
+    line: int  # 1-based; in a notebook, in the cell
     column: int  # 1-based, in characters
     end_line: int
     end_column: int
@@ -40,9 +49,15 @@ class Finding:
     name: str
     message: str
     url: str
+    cell: int | None = None  # a notebook's code cell, 1-based
+    # Where the finding is in the file itself (a notebook's JSON), for SARIF regions.
+    file_region: tuple[int, int, int, int] | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
+        found = dict(self.__dict__)
+        if self.cell is None:
+            del found["cell"], found["file_region"]
+        return found
 
 
 @dataclass(frozen=True)
@@ -52,7 +67,12 @@ class InputError:
 
 
 class LintInputError(Exception):
-    """A file that cannot be linted: missing, binary, not decodable or not valid Python."""
+    """A file that cannot be linted: missing, not a regular file, binary, not decodable or
+    not valid Python; or a rule that failed on it (``findings``: the other rules')."""
+
+    def __init__(self, message: str, findings: list[Finding] | None = None):
+        super().__init__(message)
+        self.findings = findings or []
 
 
 @dataclass
@@ -122,13 +142,20 @@ def parse(data: bytes, path: str) -> tuple[ast.Module, str]:
         text = data.decode(encoding)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         raise LintInputError(f"cannot decode: {error}") from None
+    return parse_text(text, path), text
+
+
+def parse_text(text: str, path: str) -> ast.Module:
     try:
-        tree = ast.parse(text, filename=path)
+        with warnings.catch_warnings():  # the file's own SyntaxWarnings are not ours to print
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=path)
     except SyntaxError as error:
         raise LintInputError(f"cannot parse: {error.msg} (line {error.lineno})") from None
     except ValueError as error:  # e.g. a null byte the check above did not see
         raise LintInputError(f"cannot parse: {error}") from None
-    return tree, text
+    except (RecursionError, MemoryError):
+        raise LintInputError("cannot parse: nested too deeply for Python's parser") from None
 
 
 def _character_column(lines: list[str], line: int, byte_offset: int) -> int:
@@ -139,57 +166,155 @@ def _character_column(lines: list[str], line: int, byte_offset: int) -> int:
     return len(prefix.decode("utf-8", errors="replace")) + 1
 
 
-def lint_source(source: str | bytes, path: str = "<string>", config: Config | None = None):
-    """The findings in one module's source, in line order; LintInputError if it is not
-    Python. Suppression comments and the configuration's rule selection apply."""
-    config = config or Config()
-    data = source.encode("utf-8") if isinstance(source, str) else source
-    tree, text = parse(data, path)
+def run_rules(tree: ast.Module, path: str, config: Config) -> tuple[list, list[str]]:
+    """(node, rule, message) for each finding, and a message per rule that failed: one
+    rule's failure never drops another rule's findings."""
+    facts = ModuleFacts(tree)
+    if not facts.relevant:
+        return [], []
+    found, failures = [], []
+    for rule in RULES:
+        if not config.enabled(rule.code, path):
+            continue
+        try:
+            found += [(node, rule, message) for node, message in rule.check(facts)]
+        except Exception as error:
+            failures.append(
+                f"internal error in rule {rule.code} ({type(error).__name__}: {error}); "
+                f"its findings on this file are missing, the other rules' are shown; "
+                f"please report it at {REPORT_URL}"
+            )
+    return found, failures
+
+
+def _findings(text: str, tree: ast.Module, path: str, config: Config, notebook=None):
     suppressions = read_suppressions(text)
     if suppressions.unknown:
         line, code = suppressions.unknown[0]
-        raise LintInputError(f"line {line}: unknown rule {code!r} in a suppression comment")
-    model = ModuleModel(tree)
+        where = _place(notebook, line)
+        raise LintInputError(f"{where}: unknown rule {code!r} in a suppression comment")
+    try:
+        found, failures = run_rules(tree, path, config)
+    except RecursionError:
+        raise LintInputError("cannot analyse: nested too deeply") from None
     lines = text.splitlines()
     findings = []
-    for rule in RULES:
-        if not model.relevant or not config.enabled(rule.code, path):
+    for node, rule, message in found:
+        if suppressions.hides(node.lineno, rule.code):
             continue
-        try:
-            found = list(rule.check(model))
-        except Exception as error:  # a bug in a rule must not pass as "no findings"
-            raise LintInputError(
-                f"internal error in rule {rule.code} ({type(error).__name__}: {error}); "
-                f"please report it at {REPORT_URL}"
-            ) from error
-        for node, message in found:
-            if suppressions.hides(node.lineno, rule.code):
-                continue
-            findings.append(
-                Finding(
-                    path=path,
-                    line=node.lineno,
-                    column=_character_column(lines, node.lineno, node.col_offset),
-                    end_line=node.end_lineno or node.lineno,
-                    end_column=_character_column(
-                        lines, node.end_lineno or node.lineno, node.end_col_offset or 0
-                    ),
-                    rule=rule.code,
-                    name=rule.name,
-                    message=message,
-                    url=rule_url(rule, config.site_url),
-                )
-            )
-    return sorted(set(findings), key=lambda f: (f.line, f.column, f.rule))
+        end_line = node.end_lineno or node.lineno
+        finding = Finding(
+            path=path,
+            line=node.lineno,
+            column=_character_column(lines, node.lineno, node.col_offset),
+            end_line=end_line,
+            end_column=_character_column(lines, end_line, node.end_col_offset or 0),
+            rule=rule.code,
+            name=rule.name,
+            message=message,
+            url=rule_url(rule, config.site_url),
+        )
+        findings.append(_in_cell(finding, notebook, lines) if notebook else finding)
+    return sorted(set(findings), key=_order), failures
 
 
-def _python_files(folder: Path) -> Iterator[Path]:
+def _order(finding: Finding) -> tuple:
+    return (finding.cell or 0, finding.line, finding.column, finding.rule)
+
+
+def _place(notebook: Notebook | None, line: int) -> str:
+    origin = notebook.origin(line) if notebook else None
+    return f"line {line}" if origin is None else f"cell {origin.cell}, line {origin.line}"
+
+
+def _in_cell(finding: Finding, notebook: Notebook, lines: list[str]) -> Finding:
+    """The finding placed in its notebook cell, with its region in the .ipynb file."""
+    start = notebook.origin(finding.line)
+    end_index, end_column = finding.end_line, finding.end_column
+    end = notebook.origin(end_index)
+    if end is None or end.cell != start.cell:  # clipped to the cell's line
+        end_index, end, end_column = finding.line, start, len(lines[finding.line - 1]) + 1
+    region = None
+    if start.file_line is not None and end.file_line is not None:
+        region = (
+            start.file_line,
+            start.file_column + _escaped_length(lines[finding.line - 1][: finding.column - 1]),
+            end.file_line,
+            end.file_column + _escaped_length(lines[end_index - 1][: end_column - 1]),
+        )
+    return Finding(
+        **{
+            **finding.__dict__,
+            "line": start.line,
+            "end_line": end.line,
+            "end_column": end_column,
+            "cell": start.cell,
+            "file_region": region,
+        }
+    )
+
+
+def _escaped_length(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False)) - 2
+
+
+def lint_source(source: str | bytes, path: str = "<string>", config: Config | None = None):
+    """The findings in one module's source, in line order. LintInputError if it is not
+    Python, or if a rule failed on it (the error carries the other rules' findings).
+    Suppression comments and the configuration's rule selection apply."""
+    config = config or Config()
+    data = source.encode("utf-8") if isinstance(source, str) else source
+    tree, text = parse(data, path)
+    findings, failures = _findings(text, tree, path, config)
+    if failures:
+        raise LintInputError(failures[0], findings)
+    return findings
+
+
+def lint_notebook(data: bytes, path: str, config: Config | None = None):
+    """The findings in a notebook's code cells, and one message per cell left out."""
+    config = config or Config()
+    try:
+        notebook = read_notebook(data)
+    except NotebookError as error:
+        raise LintInputError(str(error)) from None
+    problems = [
+        f"cell {cell}: {why}; the other cells are checked" for cell, why in notebook.skipped
+    ]
+    tree = parse_text(notebook.text, path)
+    findings, failures = _findings(notebook.text, tree, path, config, notebook)
+    return findings, problems + failures
+
+
+def read_source(path: Path) -> bytes:
+    """The bytes of a regular file; a FIFO, a device or a socket (or a link to one) is
+    refused without being opened for reading, and so is a file over MAX_BYTES."""
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        raise LintInputError(f"cannot read: {error.strerror}") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise LintInputError("not a regular file (a FIFO, a device or a socket): not read")
+    if status.st_size > MAX_BYTES:
+        raise LintInputError(f"larger than {MAX_BYTES // 2**20} MB: not read as source")
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(descriptor, "rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise LintInputError(f"cannot read: {error.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise LintInputError(f"larger than {MAX_BYTES // 2**20} MB: not read as source")
+    return data
+
+
+def _source_files(folder: Path) -> Iterator[Path]:
     for root, folders, files in os.walk(folder):
         folders[:] = sorted(
             d for d in folders if not d.startswith(".") and d not in SKIPPED_FOLDERS
         )
         for name in sorted(files):
-            if name.endswith(".py"):
+            if name.endswith(SUFFIXES):
                 yield Path(root) / name
 
 
@@ -199,14 +324,11 @@ def collect_files(paths: Iterable[str]) -> Iterator[Path | InputError]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            found = list(_python_files(path))
-        elif path.is_file():
-            found = [path]
+            found = list(_source_files(path))
+        elif path.exists() or path.is_symlink():
+            found = [path]  # read_source says what is wrong with it, if anything
         else:
-            problem = (
-                "not a regular file or a folder" if path.exists() else "no such file or folder"
-            )
-            yield InputError(given, problem)
+            yield InputError(given, "no such file or folder")
             continue
         for file in found:
             if file not in seen:
@@ -214,9 +336,23 @@ def collect_files(paths: Iterable[str]) -> Iterator[Path | InputError]:
                 yield file
 
 
+def lint_file(path: Path, config: Config) -> tuple[list[Finding], list[str]]:
+    """The findings in one file, and its problems; LintInputError when it is unreadable."""
+    data = read_source(path)
+    shown = path.as_posix()
+    if path.suffix == ".ipynb":
+        return lint_notebook(data, shown, config)
+    try:
+        return lint_source(data, shown, config), []
+    except LintInputError as error:
+        if not error.findings:
+            raise
+        return error.findings, [str(error)]
+
+
 def lint_paths(paths: Iterable[str], config: Config | None = None) -> LintResult:
-    """Lint files and folders (folders: every ``*.py`` below them); every readable file is
-    checked even when others are missing or broken."""
+    """Lint files and folders (folders: every ``*.py`` and ``*.ipynb`` below them); every
+    readable file is checked even when others are missing or broken."""
     config = config or Config()
     result = LintResult()
     for path in collect_files(paths):
@@ -227,14 +363,11 @@ def lint_paths(paths: Iterable[str], config: Config | None = None) -> LintResult
         if config.excluded(shown):
             continue
         try:
-            data = path.read_bytes()
-        except OSError as error:
-            result.errors.append(InputError(shown, f"cannot read: {error.strerror}"))
-            continue
-        try:
-            result.findings.extend(lint_source(data, shown, config))
+            findings, problems = lint_file(path, config)
         except LintInputError as error:
             result.errors.append(InputError(shown, str(error)))
             continue
+        result.findings.extend(findings)
+        result.errors.extend(InputError(shown, problem) for problem in problems)
         result.files_checked += 1
     return result

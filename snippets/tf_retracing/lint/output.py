@@ -18,9 +18,7 @@ def _plural(count: int, word: str) -> str:
 
 
 def as_text(result: LintResult) -> str:
-    lines = [
-        f"{f.path}:{f.line}:{f.column}: {f.rule} {f.message} ({f.url})" for f in result.findings
-    ]
+    lines = [f"{_where(f)}: {f.rule} {f.message} ({f.url})" for f in result.findings]
     checked = _plural(result.files_checked, "file")
     if result.findings:
         files = len({f.path for f in result.findings})
@@ -31,6 +29,12 @@ def as_text(result: LintResult) -> str:
     else:
         lines.append(f"No findings ({checked} checked).")
     return "\n".join(lines)
+
+
+def _where(finding) -> str:
+    """``path:line:column``, or ``notebook.ipynb:cell 3:line:column`` as ruff writes it."""
+    cell = "" if finding.cell is None else f"cell {finding.cell}:"
+    return f"{finding.path}:{cell}{finding.line}:{finding.column}"
 
 
 def as_json(result: LintResult, version: str) -> str:
@@ -49,14 +53,28 @@ def _location(path: str, line: int | None = None, finding=None) -> dict:
     # absolute one becomes a file: URI, as SARIF requires.
     uri = Path(path).as_uri() if Path(path).is_absolute() else quote(Path(path).as_posix())
     physical: dict[str, object] = {"artifactLocation": {"uri": uri}}
-    if finding is not None:
+    if finding is not None and finding.cell is None:
         physical["region"] = {
             "startLine": finding.line,
             "startColumn": finding.column,
             "endLine": finding.end_line,
             "endColumn": finding.end_column,
         }
-    return {"physicalLocation": physical}
+    elif finding is not None and finding.file_region is not None:
+        # a notebook: the region is in the .ipynb file's own text, where scanners show it
+        start_line, start_column, end_line, end_column = finding.file_region
+        physical["region"] = {
+            "startLine": start_line,
+            "startColumn": start_column,
+            "endLine": end_line,
+            "endColumn": max(end_column, start_column + 1)
+            if end_line == start_line
+            else end_column,
+        }
+    location: dict[str, object] = {"physicalLocation": physical}
+    if finding is not None and finding.cell is not None:
+        location["properties"] = {"cell": finding.cell, "cellLine": finding.line}
+    return location
 
 
 def as_sarif(result: LintResult, version: str, site_url: str) -> str:

@@ -1,0 +1,122 @@
+"""Keras models in one file: which receivers are Keras models, where models are built,
+and which are trained. Shared by the rules about predict and about models per call."""
+
+from __future__ import annotations
+
+import ast
+
+from tf_retracing.lint.facts import Context, ModuleFacts
+
+PREDICT_METHODS = frozenset({"predict", "predict_on_batch"})
+TRAINING_METHODS = frozenset({"fit", "train_on_batch", "fit_generator", "compile"})
+# Libraries whose estimators also have .predict: a file that imports one is not guessed at.
+_OTHER_PREDICTORS = ("sklearn", "xgboost", "lightgbm", "catboost", "statsmodels", "torch")
+_CALLBACK_BASES = frozenset(
+    f"{keras}.callbacks.Callback" for keras in ("keras", "tensorflow.keras", "tf_keras")
+)
+
+
+def model_construction(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> ast.AST | None:
+    """The call that built the model ``receiver`` names, when it is built where ``ctx``
+    runs: in the same loop, or in the same function when that function runs repeatedly."""
+    if facts.builds_model(receiver, ctx):
+        return receiver
+    if not isinstance(receiver, ast.Name):
+        return None
+    for value in ctx.scope.bindings.get(receiver.id, []):
+        value_ctx = facts.contexts.get(id(value))
+        if value_ctx is None or value_ctx.scope is not ctx.scope:
+            continue
+        same_run = set(value_ctx.loops) & set(ctx.loops) if ctx.loops else not value_ctx.loops
+        if same_run and facts.builds_model(value, value_ctx):
+            return value
+    return None
+
+
+def trained_in_scope(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``receiver.fit(...)`` (or compile, train_on_batch) somewhere in the same scope."""
+    text = ast.unparse(receiver)
+    return any(
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in TRAINING_METHODS
+        and ast.unparse(call.func.value) == text
+        for call in ctx.scope.calls
+    )
+
+
+def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """Built by Keras in this file, Keras's ``self.model`` in a callback, or named like a
+    model in a file that uses no other library with ``predict`` and never binds the name
+    to something that is not a Keras model."""
+    if facts.builds_model(receiver, ctx):
+        return True
+    if _callback_model(facts, receiver, ctx):
+        return True
+    name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
+    if name is None or "model" not in name.lower():
+        return False
+    if any(facts.imports(other) for other in _OTHER_PREDICTORS):
+        return False
+    if isinstance(receiver, ast.Name):
+        values = facts.values_of(receiver.id, ctx)
+    else:
+        values = _attribute_values(facts, receiver, ctx)
+    return all(_may_be_model(facts, value) for value in values)
+
+
+def _may_be_model(facts: ModuleFacts, value: ast.AST) -> bool:
+    """A value bound to the name: a call of something known not to be a Keras model rules
+    the name out (a class of the file that is not a keras.Model, another library)."""
+    if not isinstance(value, ast.Call):
+        return True
+    value_ctx = facts.contexts.get(id(value))
+    if value_ctx is not None and facts.builds_model(value, value_ctx):
+        return True
+    if isinstance(value.func, ast.Name):
+        cls = facts.unique_class(value.func.id)
+        if cls is not None:
+            return False  # a class of the file that is not a Keras model
+    name = facts.qualified_name(value.func)
+    if name is not None:
+        return name.split(".")[0] in {"keras", "tensorflow", "tf_keras"}
+    return True
+
+
+def _attribute_values(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> list[ast.AST]:
+    """What ``self.model = ...`` assigns in the class's methods."""
+    if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)):
+        return []
+    if receiver.value.id != "self" or ctx.class_ is None:
+        return []
+    return _self_attributes(facts).get((id(ctx.class_), receiver.attr), [])
+
+
+def _self_attributes(facts: ModuleFacts) -> dict[tuple[int, str], list[ast.AST]]:
+    """(class, attribute) -> the values its methods assign to ``self.<attribute>``."""
+    if "_self_attributes" not in facts.__dict__:
+        index: dict[tuple[int, str], list[ast.AST]] = {}
+        for node, node_ctx in facts.assignments:
+            if node_ctx.class_ is None:
+                continue
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    index.setdefault((id(node_ctx.class_), target.attr), []).append(node.value)
+        facts._self_attributes = index
+    return facts._self_attributes
+
+
+def _callback_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``self.model`` in a keras.callbacks.Callback: Keras sets it to the model trained."""
+    if not (
+        isinstance(receiver, ast.Attribute)
+        and receiver.attr == "model"
+        and isinstance(receiver.value, ast.Name)
+        and receiver.value.id == "self"
+        and ctx.class_ is not None
+    ):
+        return False
+    return any(name in _CALLBACK_BASES for name in facts.base_names(ctx.class_))

@@ -1,0 +1,139 @@
+"""Jupyter and Colab notebooks as Python: the code cells in order, IPython's magics and
+shell lines left out, and a map from each line back to its cell and to the ``.ipynb``
+file's own lines (for SARIF regions that code-scanning tools show on the file)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+from dataclasses import dataclass, field
+
+# Cell magics whose body is still Python; any other (%%bash, %%writefile...) is not.
+_PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "tensorflow"})
+_SHELL_OR_MAGIC = re.compile(r"^\s*(?:[!%?]|\w[\w.]*\?\??\s*$)")
+_ASSIGNED_FROM_SHELL = re.compile(r"^\s*[\w.\[\], ]+=\s*[!%]")
+
+
+class NotebookError(Exception):
+    """A file that is not a notebook this module can read."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    cell: int  # 1-based, counting code cells only
+    line: int  # 1-based, in the cell
+    file_line: int | None = None  # 1-based, in the .ipynb file, when found
+    file_column: int | None = None  # 1-based column of the line's first character there
+
+
+@dataclass
+class Notebook:
+    text: str  # the code cells, joined
+    origins: list[Origin] = field(default_factory=list)  # per line of ``text``
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (cell, why)
+
+    def origin(self, line: int) -> Origin | None:
+        return self.origins[line - 1] if 0 < line <= len(self.origins) else None
+
+
+def read_notebook(data: bytes) -> Notebook:
+    try:
+        raw = data.decode("utf-8")
+        document = json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise NotebookError(f"not a notebook: invalid JSON ({error})") from None
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        raise NotebookError("not a notebook: no 'cells' list")
+    locator = _FileLocator(raw)
+    notebook = Notebook("")
+    lines: list[str] = []
+    number = 0
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        number += 1
+        source = cell.get("source", "")
+        entries = source if isinstance(source, list) else [source]
+        if not all(isinstance(entry, str) for entry in entries):
+            notebook.skipped.append((number, "its source is not text"))
+            continue
+        positions = [locator.find(entry) for entry in entries] if isinstance(source, list) else []
+        code_lines = "".join(entries).splitlines()
+        python = _as_python(code_lines)
+        if python is None:
+            notebook.skipped.append((number, "a cell magic that is not Python"))
+            continue
+        problem = _parse_problem("\n".join(python))
+        if problem is not None:
+            notebook.skipped.append((number, problem))
+            continue
+        for index, line in enumerate(python):
+            place = positions[index] if index < len(positions) else None
+            notebook.origins.append(Origin(number, index + 1, *(place or (None, None))))
+            lines.append(line)
+    notebook.text = "\n".join(lines) + ("\n" if lines else "")
+    return notebook
+
+
+def _as_python(lines: list[str]) -> list[str] | None:
+    """The cell's lines with magics and shell lines replaced by ``pass`` (same line
+    count, same indentation); None for a cell magic whose body is not Python."""
+    if lines and lines[0].lstrip().startswith("%%"):
+        magic = lines[0].lstrip()[2:].split(maxsplit=1)
+        if not magic or magic[0] not in _PYTHON_CELL_MAGICS:
+            return None
+        lines = ["", *lines[1:]]
+    python = []
+    for line in lines:
+        if _SHELL_OR_MAGIC.match(line) or _ASSIGNED_FROM_SHELL.match(line):
+            indent = line[: len(line) - len(line.lstrip())]
+            python.append(f"{indent}pass")
+        else:
+            python.append(line)
+    return python
+
+
+def _parse_problem(text: str) -> str | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except SyntaxError as error:
+        return f"cannot parse: {error.msg} (line {error.lineno})"
+    except (ValueError, RecursionError, MemoryError) as error:
+        return f"cannot parse: {type(error).__name__}"
+    return None
+
+
+class _FileLocator:
+    """Finds each source line's JSON string in the file, in order (one forward scan)."""
+
+    def __init__(self, raw: str):
+        self.raw = raw
+        self.offset = 0
+        self.line_starts = [0]
+        for index, character in enumerate(raw):
+            if character == "\n":
+                self.line_starts.append(index + 1)
+
+    def find(self, entry: str) -> tuple[int, int] | None:
+        for ascii_only in (False, True):
+            encoded = json.dumps(entry, ensure_ascii=ascii_only)
+            found = self.raw.find(encoded, self.offset)
+            if found >= 0:
+                self.offset = found + len(encoded)
+                return self._line_and_column(found + 1)  # after the opening quote
+        return None
+
+    def _line_and_column(self, offset: int) -> tuple[int, int]:
+        low, high = 0, len(self.line_starts) - 1
+        while low < high:  # the last line start at or before offset
+            middle = (low + high + 1) // 2
+            if self.line_starts[middle] <= offset:
+                low = middle
+            else:
+                high = middle - 1
+        return low + 1, offset - self.line_starts[low] + 1

@@ -1,0 +1,221 @@
+"""TFL001: a new tf.function created and called on every iteration or every call."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from tf_retracing.lint.facts import SCOPES, Context, ModuleFacts, children
+from tf_retracing.lint.rule import Rule
+
+
+def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
+    traced_definitions = {id(t.definition) for t in facts.traced_bodies()}
+    for node, name, closure, ctx in _creations(facts):
+        if ctx.function is None and not ctx.loops:
+            continue  # created once, at module or class level
+        if ctx.function is not None and id(ctx.function) in traced_definitions:
+            continue  # created while tracing another tf.function: once per trace
+        if not _called_where_created(facts, node, name, ctx):
+            continue  # stored or returned: a factory, whose result may be called once
+        if closure is not None and _closes_over_a_configuration(facts, closure, ctx):
+            continue  # one function per configuration of a listed sweep, on purpose
+        if ctx.loops:
+            yield node, "a new tf.function is created and called on every iteration"
+        elif facts.runs_repeatedly(ctx):
+            yield (
+                node,
+                f"a new tf.function is created and called on every call of "
+                f"{ctx.scope.name}(), which runs in a loop",
+            )
+
+
+def _creations(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str | None, ast.AST | None, Context]]:
+    """(node, the name it is bound to, the function it traces, context) for each place a
+    new tf.function comes into being: a decorated def, tf.function(g), or a call of the
+    file's function that returns a new one."""
+    for definitions in facts.definitions.values():
+        for definition in definitions:
+            if facts.decorator_options(definition) is not None:
+                ctx = facts.context(definition)
+                if not isinstance(ctx.scope.node, ast.ClassDef):
+                    yield definition, definition.name, definition, ctx
+    for call, ctx in facts.calls:
+        if facts.wrapper_call(call) is not None:
+            yield call, _bound_name(facts, call), facts.wrapped_target(call, ctx), ctx
+        elif (ctx.loops or ctx.function is not None) and facts.creates_tf_function(call, ctx):
+            yield call, _bound_name(facts, call), None, ctx
+
+
+def _bound_name(facts: ModuleFacts, call: ast.Call) -> str | None:
+    parent = facts.parent(call)
+    if isinstance(parent, ast.Call) and parent.func is call:
+        return ""  # called at once: tf.function(f)(x)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+        target = parent.targets[0]
+        return target.id if isinstance(target, ast.Name) else None
+    return None
+
+
+def _called_where_created(facts: ModuleFacts, node: ast.AST, name: str | None, ctx) -> bool:
+    """The new function is called in the scope that created it and never leaves it."""
+    if name == "":
+        return True
+    if name is None:
+        return False
+    if name in ctx.scope.escaping:
+        return False
+    region = ctx.loops[-1].body if ctx.loops else getattr(ctx.scope.node, "body", [])
+    called = False
+    stack = list(region)
+    while stack:
+        current = stack.pop()
+        if (
+            isinstance(current, ast.Name)
+            and current.id == name
+            and isinstance(current.ctx, ast.Load)
+        ):
+            parent = facts.parent(current)
+            if isinstance(parent, ast.Call) and parent.func is current:
+                called = True
+            else:
+                return False  # passed, stored or returned: it leaves the scope
+        if isinstance(current, SCOPES):
+            continue  # a nested def runs later, if at all
+        stack.extend(children(current))
+    return called
+
+
+def _closes_over_a_configuration(facts: ModuleFacts, function: ast.AST, ctx: Context) -> bool:
+    """The traced function reads a name bound per iteration of a loop over a literal list
+    or tuple: one function per listed configuration (``for dtype in (tf.float32, ...)``)."""
+    read = {
+        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    for loop in ctx.loops:
+        if isinstance(loop, ast.For | ast.AsyncFor) and isinstance(
+            loop.iter, ast.List | ast.Tuple | ast.Set
+        ):
+            targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+            if (targets | facts.loop_stores.get(id(loop), set())) & read:
+                return True
+    return False
+
+
+RULE = Rule(
+    code="TFL001",
+    name="function-per-call",
+    summary="A tf.function created and called in a loop, or in a function run in a loop.",
+    fix="Create the tf.function once (module level or __init__) and call it from the loop.",
+    page="causes/#a-new-tffunction-or-a-new-model-per-call",
+    check=check,
+    found=(
+        """
+def add_one(x):
+    return x + 1
+for step in range(3):
+    tf.function(add_one)(tf.constant(step))
+""",
+        """
+for step in range(3):
+    @tf.function
+    def add_one(x):
+        return x + 1
+    add_one(tf.constant(step))
+""",
+        """
+def handle(request):
+    graph = tf.function(lambda x: x * 2)
+    return graph(request)
+for request in requests:
+    handle(request)
+""",
+        # the model is the same on every iteration: only the loop's data vary
+        """
+def train(model, data):
+    for batch in data:
+        tf.function(lambda x: model(x))(batch)
+""",
+        # a method run in a loop defines its tf.function anew on every call; self is the same
+        """
+class Trainer:
+    def step(self, x):
+        @tf.function
+        def inner(y):
+            return self.model(y)
+        return inner(x)
+trainer = Trainer()
+for batch in batches:
+    trainer.step(batch)
+""",
+        # a helper of the file that returns a new tf.function, called per iteration
+        """
+def make_step(model):
+    return tf.function(lambda x: model(x))
+for batch in batches:
+    step = make_step(model)
+    step(batch)
+""",
+        # a request handler runs once per request
+        """
+@app.route("/predict")
+def predict():
+    serve = tf.function(lambda x: x * 2)
+    return serve(tf.constant(1.0))
+""",
+    ),
+    clean=(
+        """
+def add_one(x):
+    return x + 1
+add_one_graph = tf.function(add_one)
+for step in range(3):
+    add_one_graph(tf.constant(step))
+""",
+        # a factory: the function leaves the scope that made it
+        """
+def make(scale):
+    @tf.function
+    def f(x):
+        return x * scale
+    return f
+""",
+        # one function per configuration, closing over the loop variable
+        """
+for dtype in (tf.float32, tf.float64):
+    cast = tf.function(lambda x: tf.cast(x, dtype))
+    cast(tf.ones([2]))
+""",
+        # a function called once
+        """
+def main():
+    tf.function(lambda x: x + 1)(tf.ones([2]))
+main()
+""",
+        # created while tracing another tf.function: once per trace
+        """
+@tf.function
+def outer(x):
+    return tf.function(lambda y: y + 1)(x)
+for _ in range(3):
+    outer(tf.ones([2]))
+""",
+        # made once per key and kept in a dictionary, then called
+        """
+steps = {}
+for name in names:
+    steps[name] = tf.function(lambda x: x * 2)
+for name in names:
+    steps[name](tf.ones([2]))
+""",
+        # a memoized factory returns the same tf.function for the same argument
+        """
+import functools
+@functools.lru_cache
+def make_step(scale):
+    return tf.function(lambda x: x * scale)
+for batch in batches:
+    make_step(2.0)(batch)
+""",
+    ),
+)

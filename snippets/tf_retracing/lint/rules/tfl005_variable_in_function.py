@@ -1,0 +1,66 @@
+"""TFL005: a tf.Variable created unconditionally in the body of a tf.function."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from tf_retracing.lint.facts import ModuleFacts
+from tf_retracing.lint.rule import Rule
+from tf_retracing.lint.traced import bodies
+
+_VARIABLE = frozenset(
+    {"tensorflow.Variable", "tensorflow.compat.v2.Variable", "tensorflow.compat.v1.Variable"}
+)
+
+
+def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
+    traced_bodies = bodies(facts)
+    for traced in traced_bodies.functions:
+        for node, ctx in traced_bodies.nodes(traced):
+            if (
+                isinstance(node, ast.Call)
+                and facts.qualified_name(node.func) in _VARIABLE
+                and not ctx.conditional
+            ):
+                yield (
+                    node,
+                    f"tf.Variable created on every trace of {traced.name}(): it fails on the "
+                    "first call",
+                )
+
+
+RULE = Rule(
+    code="TFL005",
+    name="variable-in-function",
+    summary="A tf.Variable created unconditionally in the body of a tf.function.",
+    fix="Create the variable once, outside the function (or only when it does not exist yet).",
+    page="claims-checked/#variables",
+    check=check,
+    found=(
+        """
+@tf.function
+def make_and_use(x):
+    weight = tf.Variable(2.0)
+    return x * weight
+""",
+    ),
+    clean=(
+        """
+weight = tf.Variable(2.0)
+@tf.function
+def use(x):
+    return x * weight
+""",
+        """
+class Scale(tf.Module):
+    def __init__(self):
+        self.weight = None
+    @tf.function
+    def __call__(self, x):
+        if self.weight is None:
+            self.weight = tf.Variable(2.0)
+        return x * self.weight
+""",
+    ),
+)

@@ -1,0 +1,167 @@
+"""TFL010: a new object passed to a tf.function on every iteration: one trace per object."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from tf_retracing.lint.facts import FUNCTION, Context, ModuleFacts
+from tf_retracing.lint.rule import Rule
+
+
+def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
+    for call, traced, ctx in facts.traced_calls():
+        if traced.has_signature or not ctx.loops:
+            continue
+        for argument in [*call.args, *(k.value for k in call.keywords)]:
+            made = _new_object(facts, argument, ctx)
+            if made is not None:
+                yield (
+                    argument,
+                    f"a new {made} is passed to {traced.name}() on every iteration: "
+                    "one trace per object",
+                )
+
+
+def _new_object(facts: ModuleFacts, argument: ast.AST, ctx: Context) -> str | None:
+    """What new object ``argument`` is on each iteration: a construction in the argument
+    itself, or a name the loop binds to one."""
+    constructions = [argument]
+    if isinstance(argument, ast.Name):
+        constructions = [
+            value
+            for value in ctx.scope.bindings.get(argument.id, [])
+            if set(facts.context(value).loops if id(value) in facts.contexts else ())
+            & set(ctx.loops)
+        ]
+    for value in constructions:
+        made = _constructed_object(facts, value, facts.contexts.get(id(value), ctx))
+        if made is not None:
+            return made
+    return None
+
+
+def _constructed_object(facts: ModuleFacts, node: ast.AST, ctx: Context) -> str | None:
+    if not isinstance(node, ast.Call):
+        return None
+    if facts.builds_model(node, ctx):
+        return "Keras model"
+    if facts.is_keras_object_constructor(node.func):
+        return f"{ast.unparse(node.func).split('.')[-1]} object"
+    if isinstance(node.func, ast.Name):
+        cls = facts.unique_class(node.func.id)
+        if cls is not None and _keyed_by_identity(facts, cls):
+            return f"{cls.name} object"
+    return None
+
+
+def _keyed_by_identity(facts: ModuleFacts, cls: ast.ClassDef) -> bool:
+    """A plain class of the file whose instances tf.function tells apart by identity."""
+    if any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases):
+        return False  # a base class may define the tracing protocol
+    members = {m.name for m in cls.body if isinstance(m, FUNCTION)} | {
+        t.id
+        for m in cls.body
+        if isinstance(m, ast.Assign)
+        for t in m.targets
+        if isinstance(t, ast.Name)
+    }
+    if "__tf_tracing_type__" in members or "__slots__" in members:
+        return False
+    if "__eq__" in members and "__hash__" not in members:
+        return False  # unhashable: tf.function refuses it with a TypeError instead
+    # a dataclass is unhashable (refused outright) or keyed on its value, unless frozen
+    # without slots
+    options = _dataclass_options(facts, cls)
+    return options is None or bool(options.get("frozen") and not options.get("slots"))
+
+
+def _dataclass_options(facts: ModuleFacts, cls: ast.ClassDef) -> dict[str, bool] | None:
+    for decorator in cls.decorator_list:
+        func = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if facts.qualified_name(func) == "dataclasses.dataclass":
+            keywords = decorator.keywords if isinstance(decorator, ast.Call) else []
+            return {k.arg: bool(getattr(k.value, "value", False)) for k in keywords if k.arg}
+    return None
+
+
+RULE = Rule(
+    code="TFL010",
+    name="new-object-argument",
+    summary="A new object (a plain class's instance, a Keras model or optimizer) passed to a "
+    "tf.function in a loop.",
+    fix="Create the object once outside the loop, or make it an ExtensionType "
+    "(or give it __tf_tracing_type__).",
+    page="causes/#custom-objects",
+    check=check,
+    found=(
+        """
+class Settings:
+    def __init__(self, scale):
+        self.scale = scale
+@tf.function
+def apply(settings, x):
+    return x * settings.scale
+for _ in range(3):
+    apply(Settings(2.0), tf.ones([2]))
+""",
+        # a new model and optimizer per run, built by a factory of the file
+        """
+def build_model():
+    return keras.Sequential([keras.layers.Dense(1)])
+@tf.function
+def train_step(model, optimizer, x):
+    return model(x)
+for run in range(3):
+    model = build_model()
+    optimizer = tf.keras.optimizers.Adam(1e-3)
+    train_step(model, optimizer, tf.ones([2, 4]))
+""",
+    ),
+    clean=(
+        """
+class Settings(tf.experimental.ExtensionType):
+    scale: tf.Tensor
+@tf.function
+def apply(settings, x):
+    return x * settings.scale
+for _ in range(3):
+    apply(Settings(tf.constant(2.0)), tf.ones([2]))
+""",
+        """
+class Settings:
+    def __init__(self, scale):
+        self.scale = scale
+    def __tf_tracing_type__(self, context):
+        return ScaleType(self.scale)
+@tf.function
+def apply(settings, x):
+    return x * settings.scale
+settings = Settings(2.0)
+for _ in range(3):
+    apply(settings, tf.ones([2]))
+    apply(Settings(2.0), tf.ones([2]))
+""",
+        # __eq__ without __hash__: refused with a TypeError, not traced per object
+        """
+class Settings:
+    def __eq__(self, other):
+        return True
+@tf.function
+def apply(settings, x):
+    return x
+for _ in range(3):
+    apply(Settings(), tf.ones([2]))
+""",
+        # the model and the optimizer are built once, before the loop
+        """
+model = keras.Sequential([keras.layers.Dense(1)])
+optimizer = keras.optimizers.Adam()
+@tf.function
+def train_step(model, optimizer, x):
+    return model(x)
+for batch in batches:
+    train_step(model, optimizer, batch)
+""",
+    ),
+)

@@ -1,0 +1,158 @@
+"""TFL011: an array whose shape changes every iteration, passed to a tf.function or to a
+Keras model's predict or train_on_batch: one trace per shape."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from tf_retracing.lint.facts import Context, ModuleFacts, walk
+from tf_retracing.lint.keras_facts import is_keras_model
+from tf_retracing.lint.rule import Rule
+
+# Constructors whose result's shape comes from some arguments: name -> (positions of
+# those arguments, or None for all; keywords that give the shape).
+_SHAPE_ARGUMENTS: dict[str, tuple[tuple[int, ...] | None, frozenset[str]]] = {
+    **{f"numpy.{n}": ((0,), frozenset({"shape"})) for n in ("ones", "zeros", "empty", "full")},
+    "numpy.arange": (None, frozenset({"start", "stop", "step"})),
+    "numpy.random.rand": (None, frozenset()),
+    "numpy.random.randn": (None, frozenset()),
+    "numpy.random.random": ((0,), frozenset({"size"})),
+    "numpy.random.normal": ((2,), frozenset({"size"})),
+    "numpy.random.uniform": ((2,), frozenset({"size"})),
+    "numpy.random.randint": ((2,), frozenset({"size"})),
+    **{f"tensorflow.{n}": ((0,), frozenset({"shape", "dims"})) for n in ("ones", "zeros", "fill")},
+    "tensorflow.range": (None, frozenset({"start", "limit", "delta"})),
+    "tensorflow.random.normal": ((0,), frozenset({"shape"})),
+    "tensorflow.random.uniform": ((0,), frozenset({"shape"})),
+}
+_KERAS_STEPS = frozenset({"predict", "predict_on_batch", "train_on_batch", "test_on_batch"})
+
+
+def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
+    for call, ctx in facts.calls:
+        if not ctx.loops:
+            continue
+        target = _target(facts, call, ctx)
+        if target is None:
+            continue
+        varying = facts.varying.names(ctx)
+        if not varying:
+            continue
+        for argument in [*call.args, *(k.value for k in call.keywords)]:
+            name = _varying_dimension(facts, argument, ctx, varying)
+            if name is not None:
+                yield (
+                    argument,
+                    f"an array whose shape follows `{name}` is passed to {target}: "
+                    "one trace per shape",
+                )
+
+
+def _target(facts: ModuleFacts, call: ast.Call, ctx: Context) -> str | None:
+    traced = facts.traced_function_of(call, ctx)
+    if traced is not None:
+        if traced.has_signature or traced.reduce_retracing:
+            return None  # generalises: a None dimension after the first new shape
+        return f"{traced.name}()"
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in _KERAS_STEPS
+        and is_keras_model(facts, func.value, ctx)
+    ):
+        return f"model.{func.attr}"
+    return None
+
+
+def _varying_dimension(facts, argument: ast.AST, ctx: Context, varying) -> str | None:
+    """The varying name a shape is built from: ``np.ones([1, i])``, ``x[:i]``, or a name
+    the loop binds to one of those."""
+    values = [argument]
+    if isinstance(argument, ast.Name):
+        values = [
+            v
+            for v in ctx.scope.bindings.get(argument.id, [])
+            if id(v) in facts.contexts and set(facts.context(v).loops) & set(ctx.loops)
+        ]
+    for value in values:
+        shape_arguments = (
+            _SHAPE_ARGUMENTS.get(facts.qualified_name(value.func) or "")
+            if isinstance(value, ast.Call)
+            else None
+        )
+        if shape_arguments is not None:
+            positions, keywords = shape_arguments
+            dimensions = [
+                a for i, a in enumerate(value.args) if positions is None or i in positions
+            ] + [k.value for k in value.keywords if k.arg in keywords]
+            found = _reads_varying(dimensions, varying)
+        elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice | ast.Tuple):
+            found = _reads_varying([value.slice], varying)
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def _reads_varying(nodes: list[ast.AST], varying) -> str | None:
+    for node in nodes:
+        for inner in walk(node):
+            if isinstance(inner, ast.Name) and inner.id in varying:
+                return inner.id
+    return None
+
+
+RULE = Rule(
+    code="TFL011",
+    name="varying-shape-argument",
+    summary="An array whose shape is built from a loop counter passed to a tf.function or "
+    "to a Keras model's predict or train_on_batch in that loop.",
+    fix="Give the tf.function reduce_retracing=True or an input_signature with None "
+    "dimensions, or pad to a few fixed shapes.",
+    page="dynamic-shapes/#letting-tensorflow-generalise-reduce_retracingtrue",
+    check=check,
+    found=(
+        """
+model = keras.Sequential([keras.layers.Dense(1)])
+for i in range(1, 300):
+    model.train_on_batch(np.ones([1, i]), np.ones([1, 1]))
+""",
+        """
+@tf.function
+def total(x):
+    return tf.reduce_sum(x)
+data = tf.ones([100])
+for n in range(1, 10):
+    total(data[:n])
+""",
+    ),
+    clean=(
+        # the function generalises: an input_signature with a None dimension
+        """
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def total(x):
+    return tf.reduce_sum(x)
+data = tf.ones([100])
+for n in range(1, 10):
+    total(data[:n])
+""",
+        # reduce_retracing: one more trace, with a None dimension, takes every length
+        """
+@tf.function(reduce_retracing=True)
+def total(x):
+    return tf.reduce_sum(x)
+for n in range(1, 10):
+    total(tf.ones([n]))
+""",
+        # the shape is the same on every iteration; only the values change
+        """
+@tf.function
+def total(x):
+    return tf.reduce_sum(x)
+for n in range(1, 10):
+    total(tf.fill([4], float(n)))
+""",
+    ),
+)
