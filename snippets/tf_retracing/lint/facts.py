@@ -26,6 +26,26 @@ GUARDS = (ast.If, ast.IfExp, ast.Try, ast.Match) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 )
 
+_CONTEXT_CHANGERS = (*SCOPES, *COMPREHENSIONS, *LOOP_STATEMENTS, *GUARDS)
+_RECORDED = (
+    ast.Call,
+    ast.Assign,
+    ast.AnnAssign,
+    ast.AugAssign,
+    ast.NamedExpr,
+    ast.Return,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Import,
+    ast.ImportFrom,
+)
+# Operators and load/store markers: shared leaves that say nothing about context.
+_LEAVES = frozenset(
+    kind
+    for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+    for kind in base.__subclasses__()
+)
+
 KERAS = ("keras", "tensorflow.keras", "tf_keras")
 _TF_FUNCTION = frozenset(
     {
@@ -177,18 +197,39 @@ class ModuleFacts:
     # --- the one pass ---------------------------------------------------------------------
 
     def _walk(self) -> None:
+        """One pass over the tree with an explicit stack. Loops, scopes and guards give
+        their children new contexts; every other node passes its own to its children,
+        which is the hot path, kept inline."""
+        special = {kind: self._visit for kind in _CONTEXT_CHANGERS}
+        recorded = {kind: self._record for kind in _RECORDED}
+        contexts, parents = self.contexts, self.parents
         top = Context(self.module_scope)
         stack: list[tuple[ast.AST, Context]] = [(n, top) for n in reversed(self.tree.body)]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, ctx = stack.pop()
-            self.contexts[id(node)] = ctx
-            pending = self._visit(node, ctx)
-            for child, child_ctx in reversed(pending):
-                self.parents[id(child)] = node
-                stack.append((child, child_ctx))
+            node, ctx = pop()
+            contexts[id(node)] = ctx
+            kind = type(node)
+            if kind in special:
+                for child, child_ctx in reversed(self._visit(node, ctx)):
+                    parents[id(child)] = node
+                    push((child, child_ctx))
+                continue
+            if kind in recorded:
+                self._record(node, ctx)
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast.AST) and type(item) not in _LEAVES:
+                            parents[id(item)] = node
+                            push((item, ctx))
+                elif isinstance(value, ast.AST) and type(value) not in _LEAVES:
+                    parents[id(value)] = node
+                    push((value, ctx))
 
     def _visit(self, node: ast.AST, ctx: Context) -> list[tuple[ast.AST, Context]]:
-        """Record what ``node`` says and return its children with the contexts they run in."""
+        """The children of a loop, scope or guard with the contexts they run in."""
         if isinstance(node, (*FUNCTION, ast.Lambda)):
             return self._visit_function(node, ctx)
         if isinstance(node, ast.ClassDef):
@@ -218,11 +259,8 @@ class ModuleFacts:
                     pending.append((generator.iter, inner))
             results = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
             return pending + [(n, inner) for n in results]
-        if isinstance(node, GUARDS):
-            inner = ctx.guarded()
-            return [(c, inner) for c in children(node)]
-        self._record(node, ctx)
-        return [(c, ctx) for c in children(node)]
+        inner = ctx.guarded()  # if, conditional expression, try, match
+        return [(c, inner) for c in children(node) if type(c) not in _LEAVES]
 
     def _record(self, node: ast.AST, ctx: Context) -> None:
         if isinstance(node, ast.Call):
@@ -726,6 +764,8 @@ class ModuleFacts:
                 node = stack.pop()
                 found.append((node, self.contexts[id(node)]))
                 if not isinstance(node, SCOPES):
-                    stack.extend(reversed(list(children(node))))
+                    stack.extend(
+                        c for c in reversed(list(children(node))) if type(c) not in _LEAVES
+                    )
             cache[id(definition)] = found
         return cache[id(definition)]
