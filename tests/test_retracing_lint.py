@@ -220,6 +220,124 @@ def test_bad_input_is_one_line_with_exit_2_and_other_files_are_checked(
     assert "hazard.py:8:21: TFL003" in out  # the good file was still checked
 
 
+# --- hostile trees: every file that cannot be read is one error line, nothing hangs ----
+
+
+def _lint_folder_in_a_subprocess(folder: Path) -> subprocess.CompletedProcess:
+    """The CLI on a folder, with a deadline: a linter that blocks fails the test."""
+    return subprocess.run(
+        [sys.executable, "-m", "tf_retracing.lint", "."],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero are POSIX")
+def test_a_fifo_and_a_link_to_a_device_are_refused_without_reading(tmp_path):
+    write(tmp_path, "hazard.py", HAZARD)
+    os.mkfifo(tmp_path / "pipe.py")  # opening it for reading would block forever
+    (tmp_path / "zeros.py").symlink_to("/dev/zero")  # reading it would never end
+    done = _lint_folder_in_a_subprocess(tmp_path)
+    assert done.returncode == 2
+    errors = done.stderr.splitlines()
+    assert errors == [
+        f"python -m tf_retracing.lint: error: {name}: not a regular file (a FIFO, a device "
+        "or a socket): not read"
+        for name in ("pipe.py", "zeros.py")
+    ]
+    assert "hazard.py:8:21: TFL003" in done.stdout
+
+
+def test_a_file_over_the_size_limit_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr("tf_retracing.lint.engine.MAX_BYTES", 1000)
+    write(tmp_path, "huge.py", "x = 1\n" * 1000)
+    write(tmp_path, "hazard.py", HAZARD)
+    result = lint_paths([str(tmp_path)])
+    assert [e.message for e in result.errors] == ["larger than 0 MB: not read as source"]
+    assert [f.rule for f in result.findings] == ["TFL003"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import tensorflow as tf\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n",
+        "import tensorflow as tf\nx = " + "-" * 100_000 + "1\n",
+        "import tensorflow as tf\nx = 1" + " + 1" * 100_000 + "\n",
+    ],
+    ids=["parentheses", "unary", "long-sum"],
+)
+def test_deep_nesting_is_one_error_line_or_linted(tmp_path, source):
+    write(tmp_path, "deep.py", source)
+    write(tmp_path, "hazard.py", HAZARD)
+    result = lint_paths([str(tmp_path)])
+    assert [f.rule for f in result.findings] == ["TFL003"]  # the other file's finding
+    assert len(result.errors) <= 1
+    assert all(e.path.endswith("deep.py") and "cannot parse" in e.message for e in result.errors)
+
+
+def test_names_bound_to_each_other_do_not_recurse():
+    source = """
+    @tf.function
+    def f(x, n):
+        return x
+    a = b
+    b = a
+    for i in range(3):
+        c = d
+        d = c
+        f(a, c)
+        f(tf.ones([2]), i)
+    """
+    assert rules_found(source) == ["TFL003"]
+
+
+def test_a_rule_that_fails_keeps_the_other_rules_findings(tmp_path, monkeypatch, capsys):
+    import dataclasses
+
+    import tf_retracing.lint.engine as engine
+
+    def broken(facts):
+        raise KeyError("a bug")
+
+    rules = tuple(
+        dataclasses.replace(rule, check=broken) if rule.code == "TFL001" else rule
+        for rule in engine.RULES
+    )
+    monkeypatch.setattr(engine, "RULES", rules)
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "hazard.py", HAZARD)
+    status, out, err = run_main(capsys, "hazard.py")
+    assert status == 2
+    assert "hazard.py:8:21: TFL003" in out
+    assert err.startswith("tf-retracing lint: error: hazard.py: internal error in rule TFL001")
+    assert "the other rules' are shown" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('tool = "x"\n', "[tool] must be a table"),
+        ("[tool]\ntf-retracing = 3\n", "[tool.tf-retracing] must be a table"),
+    ],
+)
+def test_a_pyproject_whose_tool_is_not_a_table_is_named(tmp_path, capsys, text, message):
+    write(tmp_path, "pyproject.toml", text)
+    status, _, err = run_main(capsys, "--config", str(tmp_path / "pyproject.toml"), ".")
+    assert status == 2
+    assert err == f"tf-retracing lint: error: {tmp_path / 'pyproject.toml'}: {message}\n"
+
+
+def test_the_linted_files_own_syntax_warnings_are_not_printed(tmp_path):
+    write(
+        tmp_path, "escapes.py", 'import re\nimport tensorflow as tf\npattern = re.compile("\\s")\n'
+    )
+    done = _lint_folder_in_a_subprocess(tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as raised:
         main(["--format", "xml", "."])
@@ -494,3 +612,85 @@ def test_every_rule_links_to_an_anchor_of_the_built_site(built_site):
         page, anchor = rule.page.split("#")
         html = (built_site / "guide" / page / "index.html").read_text(encoding="utf-8")
         assert f'id="{anchor}"' in html, f"{rule.code}: no #{anchor} on guide/{page}"
+
+
+# --- notebooks --------------------------------------------------------------------------
+
+
+def notebook_json(*cells: str, markdown_first: bool = True) -> str:
+    """A notebook as Jupyter writes it (indent=1, one source line per JSON string)."""
+    listed = [{"cell_type": "markdown", "metadata": {}, "source": ["# Title\n"]}] * markdown_first
+    listed += [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": textwrap.dedent(cell).strip().splitlines(keepends=True),
+        }
+        for cell in cells
+    ]
+    document = {"cells": listed, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(document, indent=1, ensure_ascii=False)
+
+
+NOTEBOOK_CELLS = (
+    "!pip install tensorflow\n%matplotlib inline\nfiles = !ls",
+    """
+    import tensorflow as tf
+
+    @tf.function
+    def f(x, n):
+        return x
+    """,
+    "%%bash\necho not python",
+    """
+    for n in range(3):
+        f(tf.ones([2]), n)  # é
+    """,
+)
+
+
+def test_a_notebook_finding_names_its_code_cell_and_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "nb.ipynb", notebook_json(*NOTEBOOK_CELLS))
+    status, out, err = run_main(capsys, ".")
+    assert (status, err) == (1, "")
+    assert out.splitlines()[0].startswith("nb.ipynb:cell 4:2:21: TFL003 ")
+
+
+def test_a_notebook_finding_has_a_sarif_region_in_the_ipynb_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = notebook_json(*NOTEBOOK_CELLS)
+    write(tmp_path, "nb.ipynb", text)
+    _, out, _ = run_main(capsys, "--format", "sarif", "nb.ipynb")
+    (result,) = json.loads(out)["runs"][0]["results"]
+    (location,) = result["locations"]
+    region = location["physicalLocation"]["region"]
+    line = text.splitlines()[region["startLine"] - 1]
+    start, end = region["startColumn"] - 1, region["endColumn"] - 1
+    assert line[start:end] == "n"  # the argument, located in the file's own text
+    assert location["properties"] == {"cell": 4, "cellLine": 2}
+
+
+def test_a_notebook_cell_that_does_not_parse_is_named_and_the_others_are_checked(tmp_path):
+    cells = (*NOTEBOOK_CELLS[:2], "print 'python 2'", NOTEBOOK_CELLS[3])
+    write(tmp_path, "nb.ipynb", notebook_json(*cells, markdown_first=False))
+    result = lint_paths([str(tmp_path / "nb.ipynb")])
+    assert [(f.cell, f.line, f.rule) for f in result.findings] == [(4, 2, "TFL003")]
+    (error,) = result.errors
+    assert error.message.startswith("cell 3: cannot parse: ")
+    assert error.message.endswith("; the other cells are checked")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("{not json", "not a notebook: invalid JSON"), ('{"cells": 3}', "no 'cells' list")],
+)
+def test_a_file_that_is_not_a_notebook_is_one_error(tmp_path, content, message):
+    write(tmp_path, "bad.ipynb", content)
+    write(tmp_path, "hazard.py", HAZARD)
+    result = lint_paths([str(tmp_path)])
+    assert [f.rule for f in result.findings] == ["TFL003"]
+    (error,) = result.errors
+    assert message in error.message

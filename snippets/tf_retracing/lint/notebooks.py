@@ -32,7 +32,7 @@ class Origin:
 class Notebook:
     text: str  # the code cells, joined
     origins: list[Origin] = field(default_factory=list)  # per line of ``text``
-    skipped: list[tuple[int, str]] = field(default_factory=list)  # (cell, why)
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (cell, why): unreadable
 
     def origin(self, line: int) -> Origin | None:
         return self.origins[line - 1] if 0 < line <= len(self.origins) else None
@@ -64,8 +64,8 @@ def read_notebook(data: bytes) -> Notebook:
         code_lines = "".join(entries).splitlines()
         python = _as_python(code_lines)
         if python is None:
-            notebook.skipped.append((number, "a cell magic that is not Python"))
-            continue
+            continue  # %%bash, %%writefile...: not Python, and not an error
+
         problem = _parse_problem("\n".join(python))
         if problem is not None:
             notebook.skipped.append((number, problem))
