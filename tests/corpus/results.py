@@ -41,6 +41,11 @@ def provenance(package_path: str | None, seconds: float) -> dict:
 def write_results(path: Path, provenance_: dict, cases: list[dict]) -> None:
     data = {"schema_version": SCHEMA_VERSION, "provenance": provenance_, "cases": cases}
     check(data, path)
+    write_whole(path, data)
+
+
+def write_whole(path: Path, data: dict) -> None:
+    """Write a results file whole or not at all (readable by all, as git checks it out)."""
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:

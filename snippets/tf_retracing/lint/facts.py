@@ -184,6 +184,8 @@ class ModuleFacts:
         self.classes: dict[str, list[ast.ClassDef]] = defaultdict(list)
         self.assignments: list[tuple[ast.Assign, Context]] = []
         self.loop_stores: dict[int, set[str]] = defaultdict(set)  # loop -> names it binds
+        # (outermost loop of a scope, name) -> the values bound to the name inside it
+        self.loop_bindings: dict[tuple[int, str], list[ast.AST]] = defaultdict(list)
         self.binding_counts: Counter[str] = Counter()
         self._walk()
         self.relevant = any(self.imports(package) for package in ("tensorflow", *KERAS))
@@ -288,6 +290,8 @@ class ModuleFacts:
         self.binding_counts[name] += 1
         for loop in ctx.loops:
             self.loop_stores[id(loop)].add(name)
+        if ctx.loops:
+            self.loop_bindings[(id(ctx.loops[0]), name)].append(value)
 
     def _bind_target(self, target: ast.AST, value: ast.AST, ctx: Context) -> None:
         if isinstance(target, ast.Name):
@@ -381,15 +385,37 @@ class ModuleFacts:
         found = self.classes.get(name, [])
         return found[0] if len(found) == 1 and self.binding_counts[name] == 1 else None
 
-    def values_of(self, name: str, ctx: Context) -> list[ast.AST]:
-        """What ``name`` is bound to where ``ctx`` reads it: its own scope's bindings, else
-        the nearest enclosing function's or the module's."""
+    def binding_scope(self, name: str, ctx: Context) -> Scope | None:
+        """The scope whose binding of ``name`` code in ``ctx`` reads: its own, else the
+        nearest enclosing function's or the module's."""
         scope = ctx.scope
         while scope is not None:
             if name in scope.bindings and not isinstance(scope.node, ast.ClassDef):
-                return scope.bindings[name]
+                return scope
             scope = scope.parent
-        return []
+        return None
+
+    def values_of(self, name: str, ctx: Context) -> list[ast.AST]:
+        """What ``name`` is bound to where ``ctx`` reads it."""
+        scope = self.binding_scope(name, ctx)
+        return scope.bindings[name] if scope is not None else []
+
+    def bound_in_the_same_loop(self, name: str, ctx: Context) -> list[ast.AST]:
+        """The values bound to ``name`` inside the loops around ``ctx`` (one iteration's)."""
+        if not ctx.loops:
+            return []
+        return self.loop_bindings.get((id(ctx.loops[0]), name), [])
+
+    def about_name(self, question: str, name: str, ctx: Context, answer):
+        """``answer(values)`` for the values of ``name`` where ``ctx`` reads it, computed
+        once per binding scope: a name rebound all over a long script is read once, not
+        once per use (which made checks quadratic)."""
+        scope = self.binding_scope(name, ctx)
+        key = (question, id(scope), name)
+        cache = self.__dict__.setdefault("_about_names", {})
+        if key not in cache:
+            cache[key] = answer(scope.bindings[name] if scope is not None else [])
+        return cache[key]
 
     # --- classes of the file ---------------------------------------------------------------
 
@@ -418,7 +444,9 @@ class ModuleFacts:
             return ctx.class_
         if not isinstance(receiver, ast.Name):
             return None
-        values = self.values_of(receiver.id, ctx) or self.module_scope.bindings.get(receiver.id, [])
+        return self.about_name("instance of", receiver.id, ctx, self._class_of_values)
+
+    def _class_of_values(self, values: list[ast.AST]) -> ast.ClassDef | None:
         classes = {
             id(cls): cls
             for value in values

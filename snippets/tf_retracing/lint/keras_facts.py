@@ -23,12 +23,17 @@ def model_construction(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> a
         return receiver
     if not isinstance(receiver, ast.Name):
         return None
-    for value in ctx.scope.bindings.get(receiver.id, []):
+    if ctx.loops:
+        candidates = facts.bound_in_the_same_loop(receiver.id, ctx)
+    else:  # a function that runs repeatedly: built in its body, outside loops
+        candidates = [
+            value
+            for value in ctx.scope.bindings.get(receiver.id, [])
+            if id(value) in facts.contexts and not facts.contexts[id(value)].loops
+        ]
+    for value in candidates:
         value_ctx = facts.contexts.get(id(value))
-        if value_ctx is None or value_ctx.scope is not ctx.scope:
-            continue
-        same_run = set(value_ctx.loops) & set(ctx.loops) if ctx.loops else not value_ctx.loops
-        if same_run and facts.builds_model(value, value_ctx):
+        if value_ctx is not None and facts.builds_model(value, value_ctx):
             return value
     return None
 
@@ -58,9 +63,13 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
     if any(facts.imports(other) for other in _OTHER_PREDICTORS):
         return False
     if isinstance(receiver, ast.Name):
-        values = facts.values_of(receiver.id, ctx)
-    else:
-        values = _attribute_values(facts, receiver, ctx)
+        return facts.about_name(
+            "may be a model", receiver.id, ctx, lambda values: _all_may_be_models(facts, values)
+        )
+    return _all_may_be_models(facts, _attribute_values(facts, receiver, ctx))
+
+
+def _all_may_be_models(facts: ModuleFacts, values: list[ast.AST]) -> bool:
     return all(_may_be_model(facts, value) for value in values)
 
 

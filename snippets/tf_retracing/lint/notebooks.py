@@ -87,10 +87,12 @@ def _as_python(lines: list[str]) -> list[str] | None:
             return None
         lines = ["", *lines[1:]]
     python = []
+    continued = False  # a shell line ending in a backslash goes on on the next line
     for line in lines:
-        if _SHELL_OR_MAGIC.match(line) or _ASSIGNED_FROM_SHELL.match(line):
-            indent = line[: len(line) - len(line.lstrip())]
-            python.append(f"{indent}pass")
+        if continued or _SHELL_OR_MAGIC.match(line) or _ASSIGNED_FROM_SHELL.match(line):
+            indent = "" if continued else line[: len(line) - len(line.lstrip())]
+            python.append(f"{indent}pass" if not continued else "")
+            continued = line.rstrip().endswith("\\")
         else:
             python.append(line)
     return python

@@ -44,10 +44,13 @@ def float64_construction(facts: ModuleFacts, node: ast.AST, ctx: Context) -> str
     """How ``node`` makes a float64 NumPy array without asking for it, if it does: directly,
     or through a name every binding of which does."""
     if isinstance(node, ast.Name):
-        values = facts.values_of(node.id, ctx)
-        made = [_constructed(facts, v) for v in values]
-        return made[0] if made and all(made) else None
+        return facts.about_name("float64", node.id, ctx, lambda values: _all_made(facts, values))
     return _constructed(facts, node)
+
+
+def _all_made(facts: ModuleFacts, values: list[ast.AST]) -> str | None:
+    made = [_constructed(facts, v) for v in values]
+    return made[0] if made and all(made) else None
 
 
 def _constructed(facts: ModuleFacts, node: ast.AST) -> str | None:

@@ -28,12 +28,7 @@ def _new_object(facts: ModuleFacts, argument: ast.AST, ctx: Context) -> str | No
     itself, or a name the loop binds to one."""
     constructions = [argument]
     if isinstance(argument, ast.Name):
-        constructions = [
-            value
-            for value in ctx.scope.bindings.get(argument.id, [])
-            if set(facts.context(value).loops if id(value) in facts.contexts else ())
-            & set(ctx.loops)
-        ]
+        constructions = facts.bound_in_the_same_loop(argument.id, ctx)
     for value in constructions:
         made = _constructed_object(facts, value, facts.contexts.get(id(value), ctx))
         if made is not None:

@@ -70,11 +70,7 @@ def _varying_dimension(facts, argument: ast.AST, ctx: Context, varying) -> str |
     the loop binds to one of those."""
     values = [argument]
     if isinstance(argument, ast.Name):
-        values = [
-            v
-            for v in ctx.scope.bindings.get(argument.id, [])
-            if id(v) in facts.contexts and set(facts.context(v).loops) & set(ctx.loops)
-        ]
+        values = facts.bound_in_the_same_loop(argument.id, ctx)
     for value in values:
         shape_arguments = (
             _SHAPE_ARGUMENTS.get(facts.qualified_name(value.func) or "")
@@ -87,12 +83,26 @@ def _varying_dimension(facts, argument: ast.AST, ctx: Context, varying) -> str |
                 a for i, a in enumerate(value.args) if positions is None or i in positions
             ] + [k.value for k in value.keywords if k.arg in keywords]
             found = _reads_varying(dimensions, varying)
-        elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice | ast.Tuple):
-            found = _reads_varying([value.slice], varying)
+        elif isinstance(value, ast.Subscript):
+            found = _varying_slice_width(value.slice, varying)
         else:
             continue
         if found is not None:
             return found
+    return None
+
+
+def _varying_slice_width(index: ast.AST, varying) -> str | None:
+    """``x[:n]`` or ``x[n:]``: the width follows ``n``. With both bounds varying
+    (``x[i * k : (i + 1) * k]``) the width may well be constant: left alone."""
+    slices = index.elts if isinstance(index, ast.Tuple) else [index]
+    for part in slices:
+        if not isinstance(part, ast.Slice):
+            continue
+        lower = _reads_varying([part.lower], varying) if part.lower is not None else None
+        upper = _reads_varying([part.upper], varying) if part.upper is not None else None
+        if (lower is None) != (upper is None):
+            return lower or upper
     return None
 
 
@@ -129,6 +139,15 @@ for n in range(1, 10):
 """,
     ),
     clean=(
+        # a window of constant width that moves with the counter
+        """
+@tf.function
+def total(x):
+    return tf.reduce_sum(x)
+data = tf.ones([100])
+for i in range(4):
+    total(data[i * 25 : (i + 1) * 25])
+""",
         # the function generalises: an input_signature with a None dimension
         """
 @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])

@@ -1,0 +1,95 @@
+"""The precision set: public repositories of TensorFlow code, pinned to a commit, and the
+review of every finding the linter made on them (true or false, and why).
+
+A finding's key is (repository, path, notebook cell or None, line, rule). A finding with
+no review counts as unreviewed: the results show it, and the test fails until someone
+reads the code and records a verdict here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+
+
+@dataclasses.dataclass(frozen=True)
+class Repository:
+    name: str  # owner/name on GitHub
+    commit: str
+
+    @property
+    def folder(self) -> str:
+        return self.name.replace("/", "+")
+
+
+REPOSITORIES = (
+    Repository("tensorflow/docs", "7c3650212740204359d4ceae481abc79345541be"),
+    Repository("tensorflow/examples", "608f7db8c511e3dcc420afc564496e4516ceb800"),
+    Repository("ageron/handson-ml3", "e3f3f9e66d58cfa1d068a498433063a1d3fba9ef"),
+    Repository("aymericdamien/TensorFlow-Examples", "6dcbe14649163814e72a22a999f20c5e247ce988"),
+)
+
+
+def review_key(repository: str, path: str, cell: int | None, line: int, rule: str) -> tuple:
+    return (repository, path, cell, line, rule)
+
+
+_PREDICT_PER_BATCH = (
+    "predict is called once per batch of a dataset in a loop; each call builds a data "
+    "iterator and callbacks, and one predict over the dataset (or the model called in a "
+    "tf.function) does the same work once"
+)
+REVIEWS: dict[tuple, tuple[bool, str]] = {
+    review_key("ageron/handson-ml3", "11_training_deep_neural_networks.ipynb", 114, 3, "TFL004"): (
+        True,
+        "100 Monte Carlo dropout predictions of the same rows, one predict call each: "
+        "calling the model with training=True in one batch avoids 100 setups",
+    ),
+    review_key("ageron/handson-ml3", "11_training_deep_neural_networks.ipynb", 131, 2, "TFL004"): (
+        True,
+        "the same pattern in a helper: n_samples predict calls on the same input",
+    ),
+    review_key(
+        "tensorflow/examples", "lite/examples/speech_commands/ml/callbacks.py", None, 69, "TFL004"
+    ): (True, "a Keras callback predicts each validation batch separately: " + _PREDICT_PER_BATCH),
+    review_key(
+        "tensorflow/examples",
+        "tensorflow_examples/lite/model_maker/core/task/audio_classifier.py",
+        None,
+        95,
+        "TFL004",
+    ): (True, _PREDICT_PER_BATCH),
+    review_key(
+        "tensorflow/examples",
+        "tensorflow_examples/lite/model_maker/core/task/audio_classifier.py",
+        None,
+        98,
+        "TFL004",
+    ): (True, _PREDICT_PER_BATCH),
+}
+
+
+def export(mirror: Path, destination: Path) -> None:
+    """Write each repository's ``.py`` and ``.ipynb`` files at its commit into
+    ``destination/<owner+name>/``, from git mirrors at ``mirror/<owner+name>/repo``."""
+    for repository in REPOSITORIES:
+        git = ["git", "-C", str(mirror / repository.folder / "repo")]
+        names = subprocess.run(
+            [*git, "ls-tree", "-r", "--name-only", repository.commit],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split("\n")
+        wanted = [n for n in names if n.endswith((".py", ".ipynb"))]
+        target = destination / repository.folder
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile() as archive:
+            subprocess.run(
+                [*git, "archive", repository.commit, *wanted], stdout=archive, check=True
+            )
+            archive.seek(0)
+            with tarfile.open(fileobj=archive) as tar:
+                tar.extractall(target, filter="data")
