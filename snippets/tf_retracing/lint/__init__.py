@@ -1,5 +1,10 @@
-"""The retracing linter: hazards of ``tf.function`` retracing found in the source, without
-running it or importing TensorFlow.
+"""The retracing linter: hazards of ``tf.function`` retracing found in Python files and
+Jupyter notebooks, without running them or importing TensorFlow.
+
+The layout: ``engine`` finds, reads and parses files (``notebooks`` turns a notebook into
+one program), ``facts`` gathers in one pass what the rules share (``varying``,
+``traced`` and ``keras_facts`` derive more from it), and each rule is a module of
+``rules`` with its code, message, guide link and examples; ``output`` and ``cli`` print.
 
 ``python -m tf_retracing.lint PATH ...`` (or ``tf-retracing lint PATH ...``) prints one
 line per finding: file, line, column, rule, message and the guide section that explains
