@@ -2,9 +2,11 @@
 Jupyter notebooks, without running them or importing TensorFlow.
 
 The layout: ``engine`` finds, reads and parses files (``notebooks`` turns a notebook into
-one program), ``facts`` gathers in one pass what the rules share (``varying``,
-``traced`` and ``keras_facts`` derive more from it), and each rule is a module of
-``rules`` with its code, message, guide link and examples; ``output`` and ``cli`` print.
+one program); ``facts`` gathers in one pass what the rules share (``context``: where each
+node runs; ``tf_functions`` and ``models``: the tf.functions and Keras models the file
+defines), and ``varying``, ``bodies`` and ``keras_receivers`` derive more from it; each
+rule is a module of ``rules`` (``rule`` says what one declares) with its code, message,
+guide link and examples; ``output`` and ``cli`` print.
 
 ``python -m tf_retracing.lint PATH ...`` (or ``tf-retracing lint PATH ...``) prints one
 line per finding: file, line, column, rule, message and the guide section that explains

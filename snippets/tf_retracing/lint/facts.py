@@ -16,15 +16,20 @@ from __future__ import annotations
 import ast
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
-FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
-SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
-GUARDS = (ast.If, ast.IfExp, ast.Try, ast.Match) + (
-    (ast.TryStar,) if hasattr(ast, "TryStar") else ()
+from tf_retracing.lint.context import Context, Scope
+from tf_retracing.lint.models import KERAS, ModelFacts
+from tf_retracing.lint.syntax import (
+    COMPREHENSIONS,
+    FUNCTION,
+    GUARDS,
+    LOOP_STATEMENTS,
+    SCOPES,
+    children,
+    parameters,
+    walk,
 )
+from tf_retracing.lint.tf_functions import TfFunctionFacts, TracedFunction
 
 _CONTEXT_CHANGERS = (*SCOPES, *COMPREHENSIONS, *LOOP_STATEMENTS, *GUARDS)
 _RECORDED = (
@@ -46,131 +51,12 @@ _LEAVES = frozenset(
     for kind in base.__subclasses__()
 )
 
-KERAS = ("keras", "tensorflow.keras", "tf_keras")
-_TF_FUNCTION = frozenset(
-    {
-        "tensorflow.function",
-        "tensorflow.compat.v2.function",
-        "tensorflow.python.eager.def_function.function",
-        "tensorflow.python.eager.polymorphic_function.polymorphic_function.function",
-    }
-)
-_MODEL_FACTORIES = frozenset(
-    f"{keras}.{name}"
-    for keras in KERAS
-    for name in (
-        "Sequential",
-        "Model",
-        "models.Sequential",
-        "models.Model",
-        "models.load_model",
-        "saving.load_model",
-        "models.clone_model",
-    )
-)
-# Keras objects whose every new instance is a new key for tf.function (no tracing protocol).
-_KERAS_OBJECT_MODULES = ("optimizers.", "layers.", "models.", "losses.", "metrics.")
-_PREDICT_METHODS = frozenset({"predict", "predict_on_batch"})
 # Decorator names that make a function a web request handler: it runs once per request.
 _HANDLER_DECORATORS = frozenset({"route", "get", "post", "put", "patch", "delete", "websocket"})
 _MEMOIZERS = frozenset({"functools.lru_cache", "functools.cache"})
 
 
-@dataclass(eq=False)
-class Scope:
-    """A module, class, function or lambda body, and what it binds."""
-
-    node: ast.AST
-    parent: Scope | None
-    class_: ast.ClassDef | None = None  # for a method: the class it belongs to
-    bindings: dict[str, list[ast.AST]] = field(default_factory=lambda: defaultdict(list))
-    calls: list[ast.Call] = field(default_factory=list)
-    returns: list[ast.AST] = field(default_factory=list)
-    escaping: set[str] = field(default_factory=set)  # declared global or nonlocal
-
-    @property
-    def function(self) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None:
-        return self.node if isinstance(self.node, (*FUNCTION, ast.Lambda)) else None
-
-    @property
-    def name(self) -> str:
-        return getattr(self.node, "name", "<lambda>")
-
-
-@dataclass(frozen=True, eq=False)
-class Context:
-    """Where a node runs: its scope, the loops around it in that scope, under a guard."""
-
-    scope: Scope
-    loops: tuple[ast.AST, ...] = ()
-    conditional: bool = False
-
-    @property
-    def function(self):
-        return self.scope.function
-
-    @property
-    def class_(self) -> ast.ClassDef | None:
-        return self.scope.class_
-
-    def looped(self, loop: ast.AST) -> Context:
-        return Context(self.scope, (*self.loops, loop), self.conditional)
-
-    def guarded(self) -> Context:
-        return self if self.conditional else Context(self.scope, self.loops, True)
-
-
-@dataclass
-class TracedFunction:
-    """A ``tf.function`` the module defines, and the Python function it traces if known."""
-
-    name: str
-    definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
-    has_signature: bool
-    autograph: bool
-    reduce_retracing: bool = False  # generalises shapes after the first retrace
-    shifted: bool = False  # called through functools.partial: positions are not its own
-
-
-def parameters(function: ast.AST | None) -> list[str]:
-    if function is None or not isinstance(function, (*FUNCTION, ast.Lambda)):
-        return []
-    args = function.args
-    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-    return names + [a.arg for a in (args.vararg, args.kwarg) if a is not None]
-
-
-def children(node: ast.AST) -> Iterator[ast.AST]:
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            yield value
-        elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    yield item
-
-
-def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """Every node under ``node``, without recursion."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))
-
-
-def is_constant(node: ast.AST, kinds: tuple[type, ...] = (int, float)) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        node = node.operand
-    if not isinstance(node, ast.Constant):
-        return False
-    if isinstance(node.value, bool):
-        return bool in kinds
-    return isinstance(node.value, kinds)
-
-
-class ModuleFacts:
+class ModuleFacts(TfFunctionFacts, ModelFacts):
     def __init__(self, tree: ast.Module):
         self.tree = tree
         self.aliases: dict[str, str] = {}
@@ -356,9 +242,6 @@ class ModuleFacts:
     def imports(self, package: str) -> bool:
         return any(q == package or q.startswith(package + ".") for q in self.aliases.values())
 
-    def is_tf_function(self, node: ast.AST) -> bool:
-        return self.qualified_name(node) in _TF_FUNCTION
-
     def calls_tensorflow(self, node: ast.AST) -> bool:
         """A call of something TensorFlow defines."""
         if not isinstance(node, ast.Call):
@@ -421,21 +304,6 @@ class ModuleFacts:
 
     def base_names(self, cls: ast.ClassDef) -> list[str]:
         return [self.qualified_name(b) or getattr(b, "id", "") for b in cls.bases]
-
-    def is_keras_model_class(self, cls: ast.ClassDef, seen: frozenset[int] = frozenset()) -> bool:
-        """A subclass of keras.Model (or Sequential), directly or through the file's classes."""
-        for base in cls.bases:
-            name = self.qualified_name(base)
-            if name is not None and name in _MODEL_FACTORIES:
-                return True
-            local = self.unique_class(base.id) if isinstance(base, ast.Name) else None
-            if (
-                local is not None
-                and id(local) not in seen
-                and self.is_keras_model_class(local, seen | {id(cls)})
-            ):
-                return True
-        return False
 
     def instance_class(self, receiver: ast.AST, ctx: Context) -> ast.ClassDef | None:
         """The file's class whose instance ``receiver`` is: ``self`` in a method, or a name
@@ -546,232 +414,6 @@ class ModuleFacts:
     def runs_repeatedly(self, ctx: Context) -> bool:
         """Code in this context runs many times: in a loop, or in a repeated function."""
         return bool(ctx.loops) or (ctx.function is not None and id(ctx.function) in self.repeated)
-
-    # --- tf.functions --------------------------------------------------------------------
-
-    def tf_function_options(self, node: ast.AST) -> tuple[bool, bool, bool] | None:
-        """(has an input_signature, autograph on, reduce_retracing on) if ``node`` is
-        ``tf.function`` or a call of it used as a decorator or a wrapper; None otherwise."""
-        if self.is_tf_function(node):
-            return False, True, False
-        if isinstance(node, ast.Call) and self.is_tf_function(node.func):
-            options = {k.arg: k.value for k in node.keywords}
-            signature = options.get("input_signature")
-            if signature is None and len(node.args) > 1:
-                signature = node.args[1]
-            has_signature = signature is not None and not (
-                isinstance(signature, ast.Constant) and signature.value is None
-            )
-            autograph = options.get("autograph")
-            autograph_off = isinstance(autograph, ast.Constant) and autograph.value is False
-            relaxed = [options.get(k) for k in ("reduce_retracing", "experimental_relax_shapes")]
-            reduce_retracing = any(
-                isinstance(value, ast.Constant) and value.value is True for value in relaxed
-            )
-            return has_signature, not autograph_off, reduce_retracing
-        return None
-
-    def decorator_options(self, definition: ast.AST) -> tuple[bool, bool, bool] | None:
-        for decorator in getattr(definition, "decorator_list", ()):
-            options = self.tf_function_options(decorator)
-            if options is not None:
-                return options
-        return None
-
-    def wrapper_call(self, node: ast.AST) -> tuple[bool, bool, bool] | None:
-        """The options of ``tf.function(target, ...)``, the call that wraps a target."""
-        if (
-            isinstance(node, ast.Call)
-            and self.is_tf_function(node.func)
-            and (node.args or any(k.arg == "func" for k in node.keywords))
-        ):
-            return self.tf_function_options(node)
-        return None
-
-    def wrapped_target(self, call: ast.Call, ctx: Context) -> ast.AST | None:
-        """What ``tf.function(target)`` traces, when the file defines it."""
-        target = call.args[0] if call.args else next(k.value for k in call.keywords)
-        if isinstance(target, ast.Lambda):
-            return target
-        if isinstance(target, ast.Name):
-            return self.unique_definition(target.id)
-        if isinstance(target, ast.Attribute):
-            cls = self.instance_class(target.value, ctx)
-            return self.method(cls, target.attr) if cls is not None else None
-        return None
-
-    def _find_traced_functions(self) -> None:
-        for definitions in self.definitions.values():
-            for definition in definitions:
-                options = self.decorator_options(definition)
-                if options is not None:
-                    self._register(definition.name, definition, options, self.context(definition))
-        for node, ctx in self.assignments:
-            options = self.wrapper_call(node.value)
-            if options is None or len(node.targets) != 1:
-                continue
-            definition = self.wrapped_target(node.value, ctx)
-            target = node.targets[0]
-            name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
-            if name is not None:
-                self._register(name, definition, options, ctx, target)
-
-    def _register(self, name, definition, options, ctx: Context, target=None) -> None:
-        traced = TracedFunction(name, definition, *options)
-        if isinstance(ctx.scope.node, ast.ClassDef):  # a method, or a class attribute
-            self.traced_by_attribute[(ctx.scope.node.name, name)] = traced
-        elif isinstance(target, ast.Attribute):
-            cls = self.instance_class(target.value, ctx)
-            if cls is not None:
-                self.traced_by_attribute[(cls.name, name)] = traced
-        elif self.binding_counts[name] == 1:
-            self.traced_by_name[name] = traced
-
-    def traced_function_of(self, call: ast.Call, ctx: Context) -> TracedFunction | None:
-        """The tf.function a call calls, if this file defines it."""
-        func = call.func
-        if isinstance(func, ast.Name):
-            if func.id in self.traced_by_name:
-                return self.traced_by_name[func.id]
-            cls = self.instance_class(func, ctx)  # an instance whose __call__ is traced
-            if cls is not None:
-                return self._traced_attribute(cls, "__call__")
-            return self._through_partial(func.id, ctx)
-        if isinstance(func, ast.Attribute):
-            cls = self.instance_class(func.value, ctx)
-            if cls is not None:
-                return self._traced_attribute(cls, func.attr)
-            return None
-        options = self.wrapper_call(func)  # tf.function(f, ...)(args)
-        if options is not None:
-            definition = self.wrapped_target(func, ctx)
-            return TracedFunction(
-                getattr(definition, "name", "the tf.function"), definition, *options
-            )
-        return None
-
-    def _traced_attribute(self, cls: ast.ClassDef, name: str) -> TracedFunction | None:
-        found = self.traced_by_attribute.get((cls.name, name))
-        if found is not None:
-            return found
-        for base in cls.bases:
-            local = self.unique_class(base.id) if isinstance(base, ast.Name) else None
-            if local is not None and local is not cls:
-                return self._traced_attribute(local, name)
-        return None
-
-    def _through_partial(self, name: str, ctx: Context) -> TracedFunction | None:
-        """``step = functools.partial(train_step, model)``: calls of ``step`` are calls of
-        ``train_step`` with its first parameters already given."""
-        values = self.values_of(name, ctx)
-        if len(values) != 1 or not isinstance(values[0], ast.Call):
-            return None
-        value = values[0]
-        if self.qualified_name(value.func) != "functools.partial" or not value.args:
-            return None
-        inner = value.args[0]
-        if isinstance(inner, ast.Name) and inner.id in self.traced_by_name:
-            base = self.traced_by_name[inner.id]
-            return TracedFunction(
-                base.name,
-                base.definition,
-                base.has_signature,
-                base.autograph,
-                base.reduce_retracing,
-                shifted=True,
-            )
-        return None
-
-    def traced_calls(self) -> Iterator[tuple[ast.Call, TracedFunction, Context]]:
-        for call, ctx in self.calls:
-            traced = self.traced_function_of(call, ctx)
-            if traced is not None:
-                yield call, traced, ctx
-
-    def traced_bodies(self) -> list[TracedFunction]:
-        """Each tf.function of the file whose Python function the file defines, once."""
-        seen: dict[int, TracedFunction] = {}
-        for traced in [*self.traced_by_name.values(), *self.traced_by_attribute.values()]:
-            if traced.definition is not None and not isinstance(traced.definition, ast.Lambda):
-                seen.setdefault(id(traced.definition), traced)
-        for call, ctx in self.calls:  # tf.function(f) not bound to a name: tf.function(f)(x)
-            options = self.wrapper_call(call)
-            if options is not None:
-                target = self.wrapped_target(call, ctx)
-                if isinstance(target, FUNCTION) and id(target) not in seen:
-                    seen[id(target)] = TracedFunction(target.name, target, *options)
-        return list(seen.values())
-
-    # --- Keras ---------------------------------------------------------------------------
-
-    def is_model_factory(self, node: ast.AST) -> bool:
-        return self.qualified_name(node) in _MODEL_FACTORIES
-
-    def is_keras_object_constructor(self, node: ast.AST) -> bool:
-        """``keras.optimizers.Adam``, ``tf.keras.layers.Dense``...: a Keras class."""
-        name = self.qualified_name(node) or ""
-        for keras in KERAS:
-            if name.startswith(keras + "."):
-                rest = name[len(keras) + 1 :]
-                last = rest.rsplit(".", 1)[-1]
-                return last[:1].isupper() and (
-                    rest.startswith(_KERAS_OBJECT_MODULES) or name in _MODEL_FACTORIES
-                )
-        return False
-
-    def builds_model(self, node: ast.AST, ctx: Context, depth: int = 0) -> bool:
-        """A call that returns a new Keras model: Keras's constructors and loaders, a
-        subclass of keras.Model of the file, or a function of the file that returns one."""
-        if not isinstance(node, ast.Call):
-            return False
-        if self.is_model_factory(node.func):
-            return True
-        if isinstance(node.func, ast.Name):
-            cls = self.unique_class(node.func.id)
-            if cls is not None:
-                return self.is_keras_model_class(cls)
-        target = self.called_function(node, ctx)
-        return target is not None and self._returns_new_model(target, depth)
-
-    def _returns_new_model(self, function: ast.AST, depth: int) -> bool:
-        if depth > 3 or not isinstance(function, FUNCTION) or self.is_memoized(function):
-            return False
-        cache = self.__dict__.setdefault("_builder_cache", {})
-        if id(function) not in cache:
-            cache[id(function)] = False  # a recursive builder is not followed
-            scope = self.scopes[id(function)]
-            inner = Context(scope)
-            cache[id(function)] = any(
-                self.builds_model(value, inner, depth + 1)
-                or (
-                    isinstance(value, ast.Name)
-                    and any(
-                        self.builds_model(v, inner, depth + 1)
-                        for v in scope.bindings.get(value.id, [])
-                    )
-                )
-                for value in scope.returns
-            )
-        return cache[id(function)]
-
-    def creates_tf_function(self, node: ast.AST, ctx: Context) -> bool:
-        """A call of a function of the file that returns a new tf.function each call."""
-        if not isinstance(node, ast.Call):
-            return False
-        target = self.called_function(node, ctx)
-        if not isinstance(target, FUNCTION) or self.is_memoized(target):
-            return False
-        scope = self.scopes[id(target)]
-        for value in scope.returns:
-            if self.wrapper_call(value) is not None:
-                return True
-            if isinstance(value, ast.Name):
-                for bound in scope.bindings.get(value.id, []):
-                    if isinstance(bound, FUNCTION) and self.decorator_options(bound):
-                        return True
-                    if self.wrapper_call(bound) is not None:
-                        return True
-        return False
 
     @property
     def varying(self):

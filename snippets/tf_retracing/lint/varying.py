@@ -15,7 +15,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from tf_retracing.lint.facts import FUNCTION, Context, ModuleFacts, is_constant, parameters
+from tf_retracing.lint.context import Context
+from tf_retracing.lint.facts import ModuleFacts
+from tf_retracing.lint.syntax import FUNCTION, is_constant, parameters
 
 _SCALAR_CALLS = frozenset({"float", "int", "round", "abs", "min", "max", "str", "bool", "pow"})
 _RANDOM_SCALARS = frozenset(

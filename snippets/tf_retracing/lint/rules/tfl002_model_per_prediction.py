@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.keras_facts import PREDICT_METHODS, model_construction, trained_in_scope
+from tf_retracing.lint.keras_receivers import PREDICT_METHODS, model_construction, trained_in_scope
 from tf_retracing.lint.rule import Rule
 
 

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.keras_facts import (
+from tf_retracing.lint.keras_receivers import (
     is_keras_model,
     model_construction,
     trained_in_scope,

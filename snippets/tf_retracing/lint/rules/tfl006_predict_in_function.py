@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from tf_retracing.lint.bodies import bodies
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.keras_facts import PREDICT_METHODS, is_keras_model
+from tf_retracing.lint.keras_receivers import PREDICT_METHODS, is_keras_model
 from tf_retracing.lint.rule import Rule
-from tf_retracing.lint.traced import bodies
 
 
 def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from tf_retracing.lint.bodies import bodies
 from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.rule import Rule
-from tf_retracing.lint.traced import bodies
 
 
 def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from tf_retracing.lint.facts import Context, ModuleFacts
+from tf_retracing.lint.bodies import bodies
+from tf_retracing.lint.context import Context
+from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.rule import Rule
-from tf_retracing.lint.traced import bodies
 
 # NumPy constructors whose result is float64 unless given a dtype, by how they take one.
 _FLOAT64_ALWAYS = frozenset(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from tf_retracing.lint.facts import FUNCTION, Context, ModuleFacts
+from tf_retracing.lint.context import Context
+from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.rule import Rule
+from tf_retracing.lint.syntax import FUNCTION
 
 
 def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:

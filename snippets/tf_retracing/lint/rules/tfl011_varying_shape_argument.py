@@ -6,9 +6,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from tf_retracing.lint.facts import Context, ModuleFacts, walk
-from tf_retracing.lint.keras_facts import is_keras_model
+from tf_retracing.lint.context import Context
+from tf_retracing.lint.facts import ModuleFacts
+from tf_retracing.lint.keras_receivers import is_keras_model
 from tf_retracing.lint.rule import Rule
+from tf_retracing.lint.syntax import walk
 
 # Constructors whose result's shape comes from some arguments: name -> (positions of
 # those arguments, or None for all; keywords that give the shape).

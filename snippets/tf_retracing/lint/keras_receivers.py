@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from tf_retracing.lint.facts import Context, ModuleFacts
+from tf_retracing.lint.context import Context
+from tf_retracing.lint.facts import ModuleFacts
 
 PREDICT_METHODS = frozenset({"predict", "predict_on_batch"})
 TRAINING_METHODS = frozenset({"fit", "train_on_batch", "fit_generator", "compile"})

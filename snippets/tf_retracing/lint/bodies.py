@@ -7,7 +7,10 @@ import ast
 from collections import defaultdict
 from collections.abc import Iterator
 
-from tf_retracing.lint.facts import Context, ModuleFacts, TracedFunction, parameters, walk
+from tf_retracing.lint.context import Context
+from tf_retracing.lint.facts import ModuleFacts
+from tf_retracing.lint.syntax import parameters, walk
+from tf_retracing.lint.tf_functions import TracedFunction
 
 # Calls on a tensor that give a Python value even while tracing.
 _PYTHON_VALUED_CALLS = frozenset({"isinstance", "len", "hasattr", "callable", "type", "id"})
