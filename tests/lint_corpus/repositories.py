@@ -30,6 +30,7 @@ REPOSITORIES = (
     Repository("tensorflow/examples", "608f7db8c511e3dcc420afc564496e4516ceb800"),
     Repository("ageron/handson-ml3", "e3f3f9e66d58cfa1d068a498433063a1d3fba9ef"),
     Repository("aymericdamien/TensorFlow-Examples", "6dcbe14649163814e72a22a999f20c5e247ce988"),
+    Repository("dragen1860/TensorFlow-2.x-Tutorials", "9861a308283d17693d497fdfaab20b92c0b26d08"),
 )
 
 
@@ -69,6 +70,17 @@ REVIEWS: dict[tuple, tuple[bool, str]] = {
         98,
         "TFL004",
     ): (True, _PREDICT_PER_BATCH),
+    review_key(
+        "dragen1860/TensorFlow-2.x-Tutorials",
+        "19-BERT/transformer/transformer.py",
+        None,
+        451,
+        "TFL004",
+    ): (
+        True,
+        "greedy decoding calls predict once per generated token in a while loop, on inputs "
+        "one token longer each time: a setup per step, and new shapes for predict_function",
+    ),
 }
 
 

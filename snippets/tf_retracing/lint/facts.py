@@ -429,13 +429,16 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         cache = self.__dict__.setdefault("_bodies", {})
         if id(definition) not in cache:
             found = []
-            stack = list(reversed(definition.body))
+            body_ctx = self.contexts[id(definition.body[0])]
+            stack = [(node, body_ctx) for node in reversed(definition.body)]
             while stack:
-                node = stack.pop()
-                found.append((node, self.contexts[id(node)]))
+                node, outer = stack.pop()
+                # a comprehension's ``for`` clause has no context of its own: its parts do
+                ctx = self.contexts.get(id(node), outer)
+                found.append((node, ctx))
                 if not isinstance(node, SCOPES):
                     stack.extend(
-                        c for c in reversed(list(children(node))) if type(c) not in _LEAVES
+                        (c, ctx) for c in reversed(list(children(node))) if type(c) not in _LEAVES
                     )
             cache[id(definition)] = found
         return cache[id(definition)]

@@ -46,6 +46,12 @@ def make_and_use(x):
 """,
     ),
     clean=(
+        # a comprehension in the body (its for clause is read with the body's context)
+        """
+@tf.function
+def scaled(xs):
+    return [x * 2.0 for x in xs if x is not None]
+""",
         """
 weight = tf.Variable(2.0)
 @tf.function
