@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from tf_retracing._site import SITE_URL
+
 KINDS = (
     "shape",
     "dtype",
@@ -19,7 +21,7 @@ REPORT_SCHEMA_VERSION = 1
 REPORT_URL = "https://github.com/tf-retracing-guide/tf-retracing-guide/issues"
 # The hosted guide (mkdocs.yml's site_url; a test keeps the two equal) and the page whose
 # sections, one per cause identifier, explain each cause and its fixes.
-GUIDE_URL = "https://tf-retracing-guide.github.io/tf-retracing-guide/"
+GUIDE_URL = SITE_URL
 CAUSES_PAGE = "guide/diagnosing/"
 
 

@@ -19,9 +19,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from tf_retracing._site import SITE_URL
 from tf_retracing.lint.rules import RULES_BY_CODE
 
-SITE_URL = "https://tf-retracing-guide.github.io/tf-retracing-guide/"
 SECTION = "tool.tf-retracing.lint"
 _KEYS = {"select", "ignore", "exclude", "per-file-ignores"}
 

@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 from urllib.parse import quote
 
+from tf_retracing._site import SITE_URL
 from tf_retracing.lint.engine import LintResult
 from tf_retracing.lint.rules import RULES, rule_url
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://tf-retracing-guide.github.io/tf-retracing-guide/guide/lint/"
+INFORMATION_URI = f"{SITE_URL}guide/lint/"
 
 
 def _plural(count: int, word: str) -> str:
