@@ -52,7 +52,13 @@ _LEAVES = frozenset(
 )
 
 # Decorator names that make a function a web request handler: it runs once per request.
-_HANDLER_DECORATORS = frozenset({"route", "get", "post", "put", "patch", "delete", "websocket"})
+# What makes a function run once per request or per job: a web framework's route (Flask,
+# FastAPI, aiohttp...), a task queue's task (Celery), or a conventional entry point (AWS
+# Lambda's handler, http.server's do_GET).
+_HANDLER_DECORATORS = frozenset(
+    {"route", "get", "post", "put", "patch", "delete", "websocket", "task", "shared_task"}
+)
+_HANDLER_NAMES = frozenset({"lambda_handler", "do_GET", "do_POST", "do_PUT"})
 _MEMOIZERS = frozenset({"functools.lru_cache", "functools.cache"})
 
 
@@ -397,9 +403,14 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         return any(isinstance(c.func, ast.Name) and c.func.id == inner.name for c in scope.calls)
 
     def _is_request_handler(self, definition: ast.AST) -> bool:
+        if definition.name in _HANDLER_NAMES:
+            return True
         for decorator in definition.decorator_list:
             func = decorator.func if isinstance(decorator, ast.Call) else decorator
-            if isinstance(func, ast.Attribute) and func.attr in _HANDLER_DECORATORS:
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in _HANDLER_DECORATORS and (
+                isinstance(func, ast.Attribute) or name == "shared_task"
+            ):
                 return True
         return False
 

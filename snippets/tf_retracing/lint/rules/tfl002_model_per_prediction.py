@@ -56,6 +56,12 @@ def prediction(data):
 for data in requests:
     prediction(data)
 """,
+        # an AWS Lambda entry point runs once per request
+        """
+def lambda_handler(event, context):
+    model = keras.models.load_model("/opt/model.keras")
+    return model.predict(np.array(event["rows"])).tolist()
+""",
         # a method of the file builds it, and the loop is in another method
         """
 class Experiment:
