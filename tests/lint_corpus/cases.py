@@ -22,7 +22,7 @@ from tests.corpus.cases import CASES_FOLDER as EXPLAINER_CASES
 ROOT = Path(__file__).resolve().parents[2]
 LINT_CASES = Path(__file__).resolve().parent / "cases"
 _MARKER = re.compile(r"#\s*hazard:\s*(?P<codes>TFL\d{3}(?:\s*,\s*TFL\d{3})*)\s*$")
-_HARNESS_LINE = re.compile(r"^\s*[\w.]+\s*=\s*watch\([\w.]+\)\s*$|^from corpus_watch import")
+_WATCH_CALL = re.compile(r"\bwatch\(((?:[^()]|\([^()]*\))*)\)")
 
 
 class CaseError(Exception):
@@ -55,7 +55,7 @@ def read_case(path: Path) -> LintCase:
         fields["SUMMARY"] = f"the fix of: {fields['SUMMARY']}"
     else:
         fields = _string_fields(original, relative)
-    lines = [("" if _HARNESS_LINE.match(line) else line) for line in original.splitlines()]
+    lines = [_without_harness(line) for line in original.splitlines()]
     hazards = set()
     for number, line in enumerate(lines, start=1):
         match = _MARKER.search(line)
@@ -70,6 +70,21 @@ def read_case(path: Path) -> LintCase:
         text="\n".join(lines) + "\n",
         hazards=frozenset(hazards),
     )
+
+
+def _without_harness(line: str) -> str:
+    """The explainer's harness taken out of a case's line, as the reader's program has it:
+    ``f = watch(f)`` is no line at all, ``step = watch(make_step())`` is
+    ``step = make_step()``. (``@watch`` decorators stay: an unknown decorator.)"""
+    if line.startswith("from corpus_watch import"):
+        return ""
+    if "watch(" not in line or "=" not in line:
+        return line
+    unwrapped = _WATCH_CALL.sub(r"\1", line)
+    left, _, right = unwrapped.partition("=")
+    if [p.strip() for p in left.split(",")] == [p.strip() for p in right.split(",")]:
+        return ""
+    return unwrapped
 
 
 def _string_fields(text: str, where: str) -> dict[str, str]:

@@ -83,7 +83,8 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         self.relevant = any(self.imports(package) for package in ("tensorflow", *KERAS))
         if not self.relevant:
             return  # every rule needs a name from TensorFlow or Keras
-        self.traced_by_name: dict[str, TracedFunction] = {}
+        # (scope, name) -> the tf.function the name holds in that scope
+        self.traced_by_name: dict[tuple[int, str], TracedFunction] = {}
         self.traced_by_attribute: dict[tuple[str, str], TracedFunction] = {}
         self._find_traced_functions()
         self.repeated = self._repeated_functions()
@@ -188,6 +189,14 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
     def _bind_target(self, target: ast.AST, value: ast.AST, ctx: Context) -> None:
         if isinstance(target, ast.Name):
             self._bind(target.id, value, ctx)
+        elif (
+            isinstance(target, ast.Tuple | ast.List)
+            and isinstance(value, ast.Tuple | ast.List)
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+        ):  # ``model, optimizer = build(), Adam()``: each name its own value
+            for part, part_value in zip(target.elts, value.elts, strict=True):
+                self._bind_target(part, part_value, ctx)
         elif isinstance(target, ast.Tuple | ast.List | ast.Starred):
             # an unpacked value: the part each name gets is not known
             for node in walk(target):

@@ -9,7 +9,11 @@ from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
 
 PREDICT_METHODS = frozenset({"predict", "predict_on_batch"})
-TRAINING_METHODS = frozenset({"fit", "train_on_batch", "fit_generator", "compile"})
+# What a model built anew is used for, each use tracing its own function.
+INFERENCE_METHODS = PREDICT_METHODS | {"evaluate", "test_on_batch"}
+FITTING_METHODS = frozenset({"fit", "train_on_batch", "fit_generator"})
+# compile() too starts new functions: a predict after it is expected to trace.
+TRAINING_METHODS = FITTING_METHODS | {"compile"}
 # Libraries whose estimators also have .predict: a file that imports one is not guessed at.
 _OTHER_PREDICTORS = ("sklearn", "xgboost", "lightgbm", "catboost", "statsmodels", "torch")
 _CALLBACK_BASES = frozenset(
@@ -39,12 +43,14 @@ def model_construction(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> a
     return None
 
 
-def trained_in_scope(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
-    """``receiver.fit(...)`` (or compile, train_on_batch) somewhere in the same scope."""
+def trained_in_scope(
+    facts: ModuleFacts, receiver: ast.AST, ctx: Context, methods=TRAINING_METHODS
+) -> bool:
+    """``receiver.fit(...)`` (or another of ``methods``) somewhere in the same scope."""
     text = ast.unparse(receiver)
     return any(
         isinstance(call.func, ast.Attribute)
-        and call.func.attr in TRAINING_METHODS
+        and call.func.attr in methods
         and ast.unparse(call.func.value) == text
         for call in ctx.scope.calls
     )
@@ -58,6 +64,8 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
         return True
     if _callback_model(facts, receiver, ctx):
         return True
+    if _self_attribute_models(facts, receiver, ctx):
+        return True
     name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
     if name is None or "model" not in name.lower():
         return False
@@ -68,6 +76,34 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
             "may be a model", receiver.id, ctx, lambda values: _all_may_be_models(facts, values)
         )
     return _all_may_be_models(facts, _attribute_values(facts, receiver, ctx))
+
+
+def _self_attribute_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``self.pnet``, which the class's methods only ever set to a model they build."""
+    values = _attribute_values(facts, receiver, ctx)
+    return bool(values) and all(
+        facts.builds_model(value, facts.contexts.get(id(value), ctx)) for value in values
+    )
+
+
+def models_built_by_init(facts: ModuleFacts, cls: ast.ClassDef) -> set[str]:
+    """The attributes ``__init__`` sets to a model it builds (``self.rnet = keras.Model``)."""
+    init = facts.method(cls, "__init__")
+    if init is None:
+        return set()
+    index = _self_attributes(facts)
+    scope = facts.scope_of(init)
+    return {
+        attribute
+        for (class_id, attribute), values in index.items()
+        if class_id == id(cls)
+        and any(
+            facts.contexts.get(id(value)) is not None
+            and facts.contexts[id(value)].scope is scope
+            and facts.builds_model(value, facts.contexts[id(value)])
+            for value in values
+        )
+    }
 
 
 def _all_may_be_models(facts: ModuleFacts, values: list[ast.AST]) -> bool:

@@ -97,14 +97,19 @@ class TfFunctionFacts:
                 if options is not None:
                     self._register(definition.name, definition, options, self.context(definition))
         for node, ctx in self.assignments:
-            options = self.wrapper_call(node.value)
-            if options is None or len(node.targets) != 1:
+            if len(node.targets) != 1:
                 continue
-            definition = self.wrapped_target(node.value, ctx)
             target = node.targets[0]
             name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
-            if name is not None:
+            options = self.wrapper_call(node.value)
+            if name is not None and options is not None:
+                definition = self.wrapped_target(node.value, ctx)
                 self._register(name, definition, options, ctx, target)
+            elif name is not None and isinstance(node.value, ast.Call):
+                made = self.returned_tf_function(node.value, ctx)  # step = make_step()
+                if made is not None:
+                    options = (made.has_signature, made.autograph, made.reduce_retracing)
+                    self._register(name, made.definition, options, ctx, target)
 
     def _register(self, name, definition, options, ctx: Context, target=None) -> None:
         traced = TracedFunction(name, definition, *options)
@@ -114,15 +119,35 @@ class TfFunctionFacts:
             cls = self.instance_class(target.value, ctx)
             if cls is not None:
                 self.traced_by_attribute[(cls.name, name)] = traced
-        elif self.binding_counts[name] == 1:
-            self.traced_by_name[name] = traced
+        elif self._only_traced_binding(name, ctx):
+            self.traced_by_name[(id(ctx.scope), name)] = traced
+
+    def _only_traced_binding(self, name: str, ctx: Context) -> bool:
+        """The scope binds ``name`` to this tf.function and otherwise only to the plain
+        function it wraps (``def step(...)`` then ``step = tf.function(step)``)."""
+        values = ctx.scope.bindings.get(name, [])
+        traced = [
+            value
+            for value in values
+            if self.decorator_options(value) is not None
+            or self.wrapper_call(value) is not None
+            or isinstance(value, ast.Call)
+        ]
+        others = [value for value in values if not any(value is t for t in traced)]
+        return len(traced) == 1 and all(isinstance(value, FUNCTION) for value in others)
+
+    def traced_by_name_at(self, name: str, ctx: Context) -> TracedFunction | None:
+        """The tf.function ``name`` holds where ``ctx`` reads it."""
+        scope = self.binding_scope(name, ctx)
+        return None if scope is None else self.traced_by_name.get((id(scope), name))
 
     def traced_function_of(self, call: ast.Call, ctx: Context) -> TracedFunction | None:
         """The tf.function a call calls, if this file defines it."""
         func = call.func
         if isinstance(func, ast.Name):
-            if func.id in self.traced_by_name:
-                return self.traced_by_name[func.id]
+            traced = self.traced_by_name_at(func.id, ctx)
+            if traced is not None:
+                return traced
             cls = self.instance_class(func, ctx)  # an instance whose __call__ is traced
             if cls is not None:
                 return self._traced_attribute(cls, "__call__")
@@ -160,8 +185,8 @@ class TfFunctionFacts:
         if self.qualified_name(value.func) != "functools.partial" or not value.args:
             return None
         inner = value.args[0]
-        if isinstance(inner, ast.Name) and inner.id in self.traced_by_name:
-            base = self.traced_by_name[inner.id]
+        base = self.traced_by_name_at(inner.id, ctx) if isinstance(inner, ast.Name) else None
+        if base is not None:
             return TracedFunction(
                 base.name,
                 base.definition,
@@ -194,19 +219,32 @@ class TfFunctionFacts:
 
     def creates_tf_function(self, node: ast.AST, ctx: Context) -> bool:
         """A call of a function of the file that returns a new tf.function each call."""
+        return self.returned_tf_function(node, ctx) is not None
+
+    def returned_tf_function(self, node: ast.AST, ctx: Context) -> TracedFunction | None:
+        """The tf.function a call of the file's (not memoized) function returns, new on
+        each call: ``return tf.function(f)``, or a decorated inner def returned."""
         if not isinstance(node, ast.Call):
-            return False
+            return None
         target = self.called_function(node, ctx)
         if not isinstance(target, FUNCTION) or self.is_memoized(target):
-            return False
+            return None
         scope = self.scopes[id(target)]
+        inner = Context(scope)
         for value in scope.returns:
-            if self.wrapper_call(value) is not None:
-                return True
+            candidates = [value]
             if isinstance(value, ast.Name):
-                for bound in scope.bindings.get(value.id, []):
-                    if isinstance(bound, FUNCTION) and self.decorator_options(bound):
-                        return True
-                    if self.wrapper_call(bound) is not None:
-                        return True
-        return False
+                candidates = scope.bindings.get(value.id, [])
+            for candidate in candidates:
+                options = self.wrapper_call(candidate)
+                if options is not None:
+                    return TracedFunction(
+                        getattr(target, "name", "the tf.function"),
+                        self.wrapped_target(candidate, inner),
+                        *options,
+                    )
+                if isinstance(candidate, FUNCTION):
+                    options = self.decorator_options(candidate)
+                    if options is not None:
+                        return TracedFunction(candidate.name, candidate, *options)
+        return None

@@ -24,6 +24,30 @@ _RANDOM_SCALARS = frozenset(
     f"random.{name}"
     for name in ("random", "uniform", "randint", "randrange", "choice", "gauss", "betavariate")
 )
+# NumPy functions that, on scalars, give a NumPy scalar: keyed on its value like a number.
+_NUMPY_SCALARS = frozenset(
+    f"numpy.{name}"
+    for name in (
+        "exp",
+        "log",
+        "sqrt",
+        "power",
+        "sin",
+        "cos",
+        "tanh",
+        "abs",
+        "clip",
+        "minimum",
+        "maximum",
+        "float32",
+        "float64",
+        "int32",
+        "int64",
+        "round",
+        "floor",
+        "ceil",
+    )
+)
 _SCALARS = (int, float, str, bool)
 _MAX_DEPTH = 40  # deeper expressions are not followed (and so give no finding)
 _ROUNDS = 4  # how far a value computed from a varying one is followed within a loop
@@ -39,6 +63,34 @@ class Scalar:
 
 
 _NOT_SCALAR = Scalar(False, None)
+
+
+def _literal_targets(target: ast.AST, iterable: ast.AST) -> list[str]:
+    """Names of ``target`` that differ between the items of a literal list of numbers (or
+    of equal-length tuples of numbers). Listed flags and strings are configurations, one
+    trace each on purpose: not followed."""
+    if not isinstance(iterable, ast.List | ast.Tuple | ast.Set) or len(iterable.elts) < 2:
+        return []
+    items = iterable.elts
+    if all(is_constant(item) for item in items):
+        return [target.id] if isinstance(target, ast.Name) and _differ(items) else []
+    if not all(
+        isinstance(item, ast.Tuple) and all(is_constant(e) for e in item.elts) for item in items
+    ):
+        return []
+    if isinstance(target, ast.Name):
+        return [target.id] if _differ(items) else []  # a shape tuple, say
+    if isinstance(target, ast.Tuple) and all(len(i.elts) == len(target.elts) for i in items):
+        return [
+            name.id
+            for position, name in enumerate(target.elts)
+            if isinstance(name, ast.Name) and _differ([item.elts[position] for item in items])
+        ]
+    return []
+
+
+def _differ(nodes: list[ast.AST]) -> bool:
+    return len({ast.dump(node) for node in nodes}) > 1
 
 
 class VaryingValues:
@@ -84,6 +136,9 @@ class VaryingValues:
         return frozenset(names)
 
     def _iteration_targets(self, loop: ast.AST) -> list[str]:
+        """The targets that take a new number on each iteration: ``range``'s counter,
+        ``enumerate``'s index, and the items of a literal list of numbers or of tuples of
+        numbers (``for height, width in ((32, 48), (40, 40))``), where they differ."""
         if isinstance(loop, ast.While):
             return []
         pairs = (
@@ -93,24 +148,20 @@ class VaryingValues:
         )
         names = []
         for target, iterable in pairs:
-            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
-                if iterable.func.id == "range" and isinstance(target, ast.Name):
-                    names.append(target.id)
-                elif (
-                    iterable.func.id == "enumerate"
-                    and isinstance(target, ast.Tuple)
-                    and target.elts
-                    and isinstance(target.elts[0], ast.Name)
-                ):
-                    names.append(target.elts[0].id)
-            elif (
-                isinstance(iterable, ast.List | ast.Tuple | ast.Set)
-                and len({ast.dump(e) for e in iterable.elts}) > 1
-                # numbers only: listed flags and names are configurations, one trace each
-                and all(is_constant(e) for e in iterable.elts)
-                and isinstance(target, ast.Name)
-            ):
+            call = (
+                iterable.func.id
+                if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
+                else None
+            )
+            if call == "range" and isinstance(target, ast.Name):
                 names.append(target.id)
+            elif call == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                if isinstance(target.elts[0], ast.Name):
+                    names.append(target.elts[0].id)
+                if iterable.args:
+                    names += _literal_targets(target.elts[1], iterable.args[0])
+            else:
+                names += _literal_targets(target, iterable)
         return names
 
     def _updated_in_loop(self, name: str, loop: ast.AST, ctx: Context, varying) -> bool:
@@ -208,7 +259,7 @@ class VaryingValues:
             if isinstance(expr.func, ast.Name) and expr.func.id in _SCALAR_CALLS:
                 return list(expr.args)
             name = self.facts.qualified_name(expr.func) or ""
-            if name in _RANDOM_SCALARS or name.startswith("math."):
+            if name in _RANDOM_SCALARS or name.startswith("math.") or name in _NUMPY_SCALARS:
                 return [a for a in expr.args if not isinstance(a, ast.List | ast.Tuple)]
         return None
 

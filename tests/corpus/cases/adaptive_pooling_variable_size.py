@@ -22,4 +22,4 @@ class AdaptiveAveragePooling1D(tf.Module):
 layer = AdaptiveAveragePooling1D(output_size=4)
 layer.call = watch(layer.call)
 for length in (16, 24, 16, 40, 8):  # signals of variable length, pooled to 4 steps
-    layer.call(tf.random.normal([2, length, 3]))
+    layer.call(tf.random.normal([2, length, 3]))  # hazard: TFL011

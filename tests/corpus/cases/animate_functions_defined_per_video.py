@@ -19,11 +19,11 @@ def animate(source_image, driving_video, kp_detector, batch_size=2):
     end = batch_size * (len(driving_video) // batch_size)
 
     @tf.function(input_signature=[tf.TensorSpec(shape=None, dtype=tf.float32)])
-    def slice_driving(x):
+    def slice_driving(x):  # hazard: TFL001
         return x[0:end]
 
     @tf.function(input_signature=[tf.TensorSpec(shape=None, dtype=tf.float32)])
-    def next_batch(x):
+    def next_batch(x):  # hazard: TFL001
         return x[0:batch_size], x[batch_size:]
 
     slice_driving, next_batch = watch(slice_driving), watch(next_batch)

@@ -27,7 +27,7 @@ def create_unet_model_3d(input_image_size):
 
 
 def brain_extraction(image):
-    unet_model = create_unet_model_3d((8, 8, 8, 1))
+    unet_model = create_unet_model_3d((8, 8, 8, 1))  # hazard: TFL002
     unet_model.load_weights(WEIGHTS)
     return unet_model.predict(image[None, ..., None], verbose=0)[0, ..., 0]
 

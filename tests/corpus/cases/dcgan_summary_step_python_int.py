@@ -29,4 +29,4 @@ train_step = watch(train_step)
 images = tf.random.normal([4, 16])
 for epoch in range(4):
     for _ in range(2):
-        train_step(images, epoch)
+        train_step(images, epoch)  # hazard: TFL003

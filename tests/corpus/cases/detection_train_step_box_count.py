@@ -18,4 +18,4 @@ def train_step(image, groundtruth_boxes):
 
 train_step = watch(train_step)
 for box_count in (1, 3, 2, 5, 4):
-    train_step(tf.zeros([32, 32, 4]), tf.random.uniform([box_count, 4]))
+    train_step(tf.zeros([32, 32, 4]), tf.random.uniform([box_count, 4]))  # hazard: TFL011

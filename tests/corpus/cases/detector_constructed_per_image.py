@@ -36,13 +36,13 @@ class MTCNN:
         for scale in (1.0, 0.7, 0.5):  # the image pyramid
             size = (int(img.shape[0] * scale), int(img.shape[1] * scale))
             scaled = tf.image.resize(img, size)[None]
-            heatmap = self.pnet.predict(scaled, verbose=0)
+            heatmap = self.pnet.predict(scaled, verbose=0)  # hazard: TFL004
             boxes.extend(np.argwhere(heatmap[0, :, :, 1] > 0.5)[:3].tolist())
         crops = np.random.rand(len(boxes) + 1, 24, 24, 3)
-        return self.rnet.predict(crops, verbose=0)
+        return self.rnet.predict(crops, verbose=0)  # hazard: TFL004
 
 
 data = [np.random.rand(48, 64, 3).astype("float32") for _ in range(3)]
 for img in data:
-    detector = MTCNN()
+    detector = MTCNN()  # hazard: TFL002
     bounding_boxes = detector.detect_faces(img)

@@ -37,4 +37,4 @@ train = watch(train)
 for length in (100, 250, 80, 400, 120):  # documents of 100 to 8000 tokens
     x = np.random.rand(1, length, input_dims).astype("float32")
     y = [np.random.randint(0, 3, (1, length)) for _ in out_varnames]
-    train(x, y)
+    train(x, y)  # hazard: TFL011

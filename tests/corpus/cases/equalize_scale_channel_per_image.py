@@ -19,7 +19,7 @@ def equalize_image(image, data_format="channels_last"):
     """Implements Equalize function from PIL using TF ops."""
 
     @tf.function
-    def scale_channel(image, channel):
+    def scale_channel(image, channel):  # hazard: TFL001
         image_dtype = image.dtype
         if data_format == "channels_last":
             image = tf.cast(image[:, :, channel], tf.int32)
@@ -29,7 +29,7 @@ def equalize_image(image, data_format="channels_last"):
         lut = tf.cumsum(histo) * 255 // tf.maximum(tf.reduce_sum(histo), 1)
         return tf.cast(tf.gather(lut, image), image_dtype)
 
-    channels = [scale_channel(image, c) for c in range(3)]
+    channels = [scale_channel(image, c) for c in range(3)]  # hazard: TFL003
     return tf.stack(channels, axis=-1)
 
 

@@ -24,7 +24,7 @@ y_test = np.random.randint(0, 3, 20)
 server_weights = create_keras_model().get_weights()
 for round_num in range(4):
     server_weights = [w + 0.01 for w in server_weights]  # what the round's training returned
-    eval_model = create_keras_model()
+    eval_model = create_keras_model()  # hazard: TFL002
     eval_model.compile(loss="sparse_categorical_crossentropy", metrics=["accuracy"])
     eval_model.set_weights(server_weights)
     print(round_num, eval_model.evaluate(x_test, y_test, verbose=0))

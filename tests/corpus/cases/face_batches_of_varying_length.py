@@ -16,4 +16,4 @@ WRAPPED = False
 
 model = keras.Sequential([keras.Input((16, 16, 3)), keras.layers.Flatten(), keras.layers.Dense(2)])
 for faces in (3, 1, 4, 2, 5, 1):  # faces found in each frame
-    model.predict_on_batch(np.random.rand(faces, 16, 16, 3))
+    model.predict_on_batch(np.random.rand(faces, 16, 16, 3))  # hazard: TFL011

@@ -38,4 +38,4 @@ class Gpt2(tf.Module):
 model = Gpt2()
 model.train_step = watch(model.train_step)
 for step, length in enumerate((17, 17, 17, 12, 12, 21, 21), start=1):
-    model.train_step(np.random.randint(0, 50, size=(4, length)), step)
+    model.train_step(np.random.randint(0, 50, size=(4, length)), step)  # hazard: TFL003, TFL011

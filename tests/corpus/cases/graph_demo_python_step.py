@@ -16,4 +16,4 @@ def f(x, y, step):
 f = watch(f)
 x, y = tf.ones([2, 2]), tf.ones([2, 2])
 for step in range(4):
-    f(x, y, step)
+    f(x, y, step)  # hazard: TFL003

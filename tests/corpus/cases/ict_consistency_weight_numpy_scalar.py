@@ -40,7 +40,12 @@ def train():
         w = min(W_MAX, 50 / (1 + np.exp(NUM_EPOCHS / 4 - epoch)))
         for start in range(0, 16, 8):
             u_batch = x_train[np.random.choice(16, 8)]
-            train_step(x_train[start : start + 8], y_train[start : start + 8], u_batch, w)
+            train_step(
+                x_train[start : start + 8],
+                y_train[start : start + 8],
+                u_batch,
+                w,  # hazard: TFL003
+            )
 
 
 train()

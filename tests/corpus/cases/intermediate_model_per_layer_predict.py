@@ -18,7 +18,7 @@ WRAPPED = False
 def get_ymodel_keras(model, X):
     trace_output = {}
     for layer in model.layers:
-        intermediate = keras.Model(inputs=model.inputs, outputs=layer.output)
+        intermediate = keras.Model(inputs=model.inputs, outputs=layer.output)  # hazard: TFL002
         trace_output[layer.name] = intermediate.predict(X, verbose=0)
     return trace_output
 

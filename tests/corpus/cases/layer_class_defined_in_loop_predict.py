@@ -21,5 +21,5 @@ for _ in range(4):  # each run of the notebook cell
             return inputs
 
     inputs = keras.Input((1,))
-    model = keras.Model(inputs, MyLayer()(inputs))
+    model = keras.Model(inputs, MyLayer()(inputs))  # hazard: TFL002
     print(model.predict(np.array([[0.0], [1.0], [3.0]]), batch_size=1, verbose=0).ravel())

@@ -33,5 +33,5 @@ while step < 6:  # the schedules anneal all three on every step
     learning_rate = 1e-3 * 0.99**step
     temperature = max(1.0, 10.0 * 0.9**step)
     cross_entropy_coef = min(1.0, 0.1 * (step + 1))
-    train_step(inputs, learning_rate, temperature, cross_entropy_coef)
+    train_step(inputs, learning_rate, temperature, cross_entropy_coef)  # hazard: TFL003
     step += 1

@@ -24,7 +24,7 @@ def main():
     train = watch(train)
     for particles in (100, 100, 140, 90, 120):  # each scene has its own particle count
         positions = np.random.rand(particles, 3).astype(np.float32)
-        train(positions, np.random.rand(particles, 3).astype(np.float32))
+        train(positions, np.random.rand(particles, 3).astype(np.float32))  # hazard: TFL011
 
 
 main()

@@ -22,7 +22,7 @@ keras.Sequential([keras.Input((5,)), keras.layers.Dense(3), keras.layers.Dense(1
 
 
 def prediction(cosine_s):
-    new_model = keras.models.load_model(MODEL_PATH)
+    new_model = keras.models.load_model(MODEL_PATH)  # hazard: TFL002
     return new_model.predict(cosine_s, verbose=0)
 
 

@@ -17,4 +17,4 @@ WRAPPED = False
 model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
 model.compile(optimizer="adam", loss="mse")
 for rows in range(1, 8):
-    model.predict_on_batch(np.ones([rows, 1]))
+    model.predict_on_batch(np.ones([rows, 1]))  # hazard: TFL011

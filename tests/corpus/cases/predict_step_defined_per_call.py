@@ -15,7 +15,7 @@ class VariationalPeakModel:
 
     def run_predictions(self, batches):
         @tf.function
-        def predict_step(x):
+        def predict_step(x):  # hazard: TFL001
             return tf.sigmoid(x @ self.kernel)
 
         predict_step = watch(predict_step)

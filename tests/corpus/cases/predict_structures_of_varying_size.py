@@ -32,7 +32,7 @@ def predict_structure(model, n_atoms):
         np.random.rand(1, n_bonds, 3),
         np.random.randint(0, n_atoms, (1, n_bonds)).astype("int32"),
     ]
-    return model.predict(graph, verbose=0)
+    return model.predict(graph, verbose=0)  # hazard: TFL004
 
 
 model = megnet_model()

@@ -15,4 +15,4 @@ def tf_cube(x):
 
 tf_cube = watch(tf_cube)
 for x in (2, 3, 4, 5):
-    tf_cube(x)
+    tf_cube(x)  # hazard: TFL003

@@ -55,7 +55,7 @@ def loss_fn(labels, outputs, spec_lengths, label_lengths):
 
 def run_evaluate(model, loss_fn, eval_dataset, batch_size, strategy):
     @tf.function(experimental_relax_shapes=True)
-    def eval_step(dist_inputs):
+    def eval_step(dist_inputs):  # hazard: TFL001
         def step_fn(inputs):
             mel_specs, pred_inp, spec_lengths, label_lengths, labels = inputs
             outputs = model([mel_specs, pred_inp], training=False)

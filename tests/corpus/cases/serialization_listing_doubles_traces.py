@@ -22,7 +22,7 @@ def f(a):
 
 f = watch(f)
 for shape in [(4, 3), (4, 3), (4, 3), (4, 2), (4, 1)]:
-    f(tf.convert_to_tensor(np.random.randn(*shape).astype(np.float32)))
+    f(tf.convert_to_tensor(np.random.randn(*shape).astype(np.float32)))  # hazard: TFL011
     print(f.experimental_get_tracing_count())
 print(f._list_all_concrete_functions_for_serialization())  # what tf.saved_model.save calls
 print(f.experimental_get_tracing_count())

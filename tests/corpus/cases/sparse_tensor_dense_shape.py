@@ -17,4 +17,4 @@ def foo(q):
 foo = watch(foo)
 for rows in (3, 4, 5, 3):
     x = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[rows, 4])
-    foo(x)
+    foo(x)  # hazard: TFL011

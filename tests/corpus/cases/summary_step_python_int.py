@@ -21,5 +21,5 @@ def my_func(step):
 
 my_func = watch(my_func)
 for step in range(6):
-    my_func(step)
+    my_func(step)  # hazard: TFL003
     writer.flush()

@@ -15,7 +15,7 @@ optimizer.build(model.trainable_variables)
 
 def train_step(target, num_inner_steps):
     @tf.function
-    def train_inner_step(target):
+    def train_inner_step(target):  # hazard: TFL001
         with tf.GradientTape() as tape:
             loss = tf.reduce_mean(tf.square(model(target) - target))
         grads = tape.gradient(loss, model.trainable_variables)

@@ -19,4 +19,4 @@ output = keras.layers.Dense(1)(summed)
 model = keras.Model(inputs, output)
 model.compile(optimizer=keras.optimizers.Adam(), loss=keras.losses.MeanSquaredError())
 for i in range(1, 8):
-    model.train_on_batch(np.ones([1, i]), np.ones([1]) * i)
+    model.train_on_batch(np.ones([1, i]), np.ones([1]) * i)  # hazard: TFL011

@@ -31,4 +31,4 @@ for experiment in range(3):
     model, optimizer = build_model(), keras.optimizers.SGD(0.01)
     optimizer.build(model.trainable_variables)  # its variables exist before the first trace
     for _ in range(3):
-        train_step(model, x, y, optimizer)
+        train_step(model, x, y, optimizer)  # hazard: TFL010

@@ -6,32 +6,76 @@ import ast
 from collections.abc import Iterator
 
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.keras_receivers import PREDICT_METHODS, model_construction, trained_in_scope
+from tf_retracing.lint.keras_receivers import (
+    FITTING_METHODS,
+    INFERENCE_METHODS,
+    model_construction,
+    models_built_by_init,
+    trained_in_scope,
+)
 from tf_retracing.lint.rule import Rule
 
 
 def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
     reported: set[int] = set()
     for call, ctx in facts.calls:
-        if not (isinstance(call.func, ast.Attribute) and call.func.attr in PREDICT_METHODS):
+        if not isinstance(call.func, ast.Attribute) or not facts.runs_repeatedly(ctx):
             continue
-        if not facts.runs_repeatedly(ctx):
-            continue
-        receiver = call.func.value
-        built = model_construction(facts, receiver, ctx)
+        if call.func.attr in INFERENCE_METHODS:
+            built = _model_built_here(facts, call, ctx)
+        else:
+            built = _object_with_new_models(facts, call, ctx)
         if built is None or id(built) in reported:
             continue
-        if built is not receiver and trained_in_scope(facts, receiver, ctx):
-            continue  # built and trained each time: a search, where the trace is not the cost
         reported.add(id(built))
         where = "on every iteration" if ctx.loops else f"on every call of {ctx.scope.name}()"
-        yield built, f"a new Keras model is built and predicted with {where}"
+        yield built, f"a new Keras model is built and used for {call.func.attr} {where}"
+
+
+def _model_built_here(facts: ModuleFacts, call: ast.Call, ctx) -> ast.AST | None:
+    receiver = call.func.value
+    built = model_construction(facts, receiver, ctx)
+    if (
+        built is not None
+        and built is not receiver
+        and trained_in_scope(facts, receiver, ctx, FITTING_METHODS)
+    ):
+        return None  # built and trained each time: a search, where the trace is not the cost
+    return built
+
+
+def _object_with_new_models(facts: ModuleFacts, call: ast.Call, ctx) -> ast.AST | None:
+    """``detector = Detector()`` in the loop, then ``detector.detect(image)``, where
+    ``Detector.__init__`` builds Keras models that ``detect`` predicts with."""
+    receiver = call.func.value
+    if not isinstance(receiver, ast.Name):
+        return None
+    for value in facts.bound_in_the_same_loop(receiver.id, ctx):
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            continue
+        cls = facts.unique_class(value.func.id)
+        method = facts.method(cls, call.func.attr) if cls is not None else None
+        if method is None:
+            continue
+        models = models_built_by_init(facts, cls)
+        if any(
+            isinstance(inner.func, ast.Attribute)
+            and inner.func.attr in INFERENCE_METHODS
+            and isinstance(inner.func.value, ast.Attribute)
+            and isinstance(inner.func.value.value, ast.Name)
+            and inner.func.value.value.id == "self"
+            and inner.func.value.attr in models
+            for inner in facts.scope_of(method).calls
+        ):
+            return value
+    return None
 
 
 RULE = Rule(
     code="TFL002",
     name="model-per-prediction",
-    summary="A Keras model built (or loaded) and predicted with in each iteration or call.",
+    summary="A Keras model built (or loaded) and predicted or evaluated with in each "
+    "iteration or call.",
     fix="Build the model once; load new weights into it with set_weights or load_weights.",
     page="keras-models/#building-models-in-a-loop",
     check=check,
@@ -62,6 +106,24 @@ def lambda_handler(event, context):
     model = keras.models.load_model("/opt/model.keras")
     return model.predict(np.array(event["rows"])).tolist()
 """,
+        # a new detector per image, whose __init__ builds the models its method predicts with
+        """
+class Detector:
+    def __init__(self):
+        self.net = keras.Sequential([keras.layers.Dense(2)])
+    def detect(self, image):
+        return self.net.predict(image[None])
+for image in images:
+    detector = Detector()
+    detector.detect(image)
+""",
+        # a new model per round, compiled and evaluated
+        """
+for round_number in range(4):
+    scored = keras.Sequential([keras.layers.Dense(3)])
+    scored.compile(loss="mse")
+    scored.evaluate(x, y)
+""",
         # a method of the file builds it, and the loop is in another method
         """
 class Experiment:
@@ -74,6 +136,17 @@ class Experiment:
 """,
     ),
     clean=(
+        # an object built once, whose models are built in __init__
+        """
+class Detector:
+    def __init__(self):
+        self.net = keras.Sequential([keras.layers.Dense(2)])
+    def detect(self, image):
+        return self.net.predict(image[None])
+detector = Detector()
+for image in images:
+    detector.detect(image)
+""",
         """
 model = keras.Sequential([keras.layers.Dense(1)])
 for path in paths:

@@ -27,7 +27,20 @@ _SHAPE_ARGUMENTS: dict[str, tuple[tuple[int, ...] | None, frozenset[str]]] = {
     "tensorflow.range": (None, frozenset({"start", "limit", "delta"})),
     "tensorflow.random.normal": ((0,), frozenset({"shape"})),
     "tensorflow.random.uniform": ((0,), frozenset({"shape"})),
+    "tensorflow.sparse.SparseTensor": ((2,), frozenset({"dense_shape"})),
+    "tensorflow.SparseTensor": ((2,), frozenset({"dense_shape"})),
 }
+# Conversions that keep their input's shape: seen through.
+_SAME_SHAPE = frozenset(
+    {
+        "tensorflow.constant",
+        "tensorflow.convert_to_tensor",
+        "tensorflow.cast",
+        "numpy.asarray",
+        "numpy.array",
+        "numpy.float32",
+    }
+)
 _KERAS_STEPS = frozenset({"predict", "predict_on_batch", "train_on_batch", "test_on_batch"})
 
 
@@ -74,6 +87,7 @@ def _varying_dimension(facts, argument: ast.AST, ctx: Context, varying) -> str |
     if isinstance(argument, ast.Name):
         values = facts.bound_in_the_same_loop(argument.id, ctx)
     for value in values:
+        value = _unwrapped(facts, value)
         shape_arguments = (
             _SHAPE_ARGUMENTS.get(facts.qualified_name(value.func) or "")
             if isinstance(value, ast.Call)
@@ -92,6 +106,21 @@ def _varying_dimension(facts, argument: ast.AST, ctx: Context, varying) -> str |
         if found is not None:
             return found
     return None
+
+
+def _unwrapped(facts: ModuleFacts, value: ast.AST) -> ast.AST:
+    """``np.ones([1, n]).astype("float32")`` and ``tf.constant(...)`` have the shape of
+    what they convert."""
+    for _ in range(8):
+        if not isinstance(value, ast.Call):
+            return value
+        if isinstance(value.func, ast.Attribute) and value.func.attr == "astype":
+            value = value.func.value
+        elif facts.qualified_name(value.func) in _SAME_SHAPE and value.args:
+            value = value.args[0]
+        else:
+            return value
+    return value
 
 
 def _varying_slice_width(index: ast.AST, varying) -> str | None:
