@@ -71,6 +71,13 @@ REVIEWS: dict[tuple, tuple[bool, str]] = {
         "TFL004",
     ): (True, _PREDICT_PER_BATCH),
     review_key(
+        "dragen1860/TensorFlow-2.x-Tutorials", "06-CIFAR-VGG/main.py", None, 122, "TFL004"
+    ): (
+        True,
+        "after each epoch the test set is predicted batch by batch (the model is a Keras "
+        "VGG16 of the project's network module): " + _PREDICT_PER_BATCH,
+    ),
+    review_key(
         "dragen1860/TensorFlow-2.x-Tutorials",
         "19-BERT/transformer/transformer.py",
         None,

@@ -16,6 +16,7 @@ FITTING_METHODS = frozenset({"fit", "train_on_batch", "fit_generator"})
 TRAINING_METHODS = FITTING_METHODS | {"compile"}
 # Libraries whose estimators also have .predict: a file that imports one is not guessed at.
 _OTHER_PREDICTORS = ("sklearn", "xgboost", "lightgbm", "catboost", "statsmodels", "torch")
+_NOT_KERAS = frozenset({*_OTHER_PREDICTORS, "joblib", "pickle", "onnxruntime", "tflite_runtime"})
 _CALLBACK_BASES = frozenset(
     f"{keras}.callbacks.Callback" for keras in ("keras", "tensorflow.keras", "tf_keras")
 )
@@ -123,9 +124,9 @@ def _may_be_model(facts: ModuleFacts, value: ast.AST) -> bool:
         if cls is not None:
             return False  # a class of the file that is not a Keras model
     name = facts.qualified_name(value.func)
-    if name is not None:
-        return name.split(".")[0] in {"keras", "tensorflow", "tf_keras"}
-    return True
+    # another library's estimator, or one unpickled: not a Keras model; a class imported
+    # from the project's own modules may well be one (class VGG16(keras.Model))
+    return name is None or name.split(".")[0] not in _NOT_KERAS
 
 
 def _attribute_values(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> list[ast.AST]:
