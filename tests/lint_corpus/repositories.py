@@ -43,7 +43,34 @@ _PREDICT_PER_BATCH = (
     "iterator and callbacks, and one predict over the dataset (or the model called in a "
     "tf.function) does the same work once"
 )
+_GENERATE_WORD_BY_WORD = (
+    "text generation calls predict once per generated word, 100 times, on one padded "
+    "sequence: a data iterator and callbacks per word, where calling the model in a "
+    "tf.function would not set them up"
+)
+_UDACITY = "courses/udacity_intro_to_tensorflow_for_deep_learning"
 REVIEWS: dict[tuple, tuple[bool, str]] = {
+    review_key(
+        "tensorflow/examples",
+        f"{_UDACITY}/l10c03_nlp_constructing_text_generation_model.ipynb",
+        10,
+        7,
+        "TFL004",
+    ): (True, _GENERATE_WORD_BY_WORD),
+    review_key(
+        "tensorflow/examples",
+        f"{_UDACITY}/l10c04_nlp_optimizing_the_text_generation_model.ipynb",
+        9,
+        7,
+        "TFL004",
+    ): (True, _GENERATE_WORD_BY_WORD),
+    review_key(
+        "tensorflow/examples",
+        f"{_UDACITY}/l10c04_nlp_optimizing_the_text_generation_model.ipynb",
+        11,
+        8,
+        "TFL004",
+    ): (True, _GENERATE_WORD_BY_WORD + " (sampling instead of argmax)"),
     review_key("ageron/handson-ml3", "11_training_deep_neural_networks.ipynb", 114, 3, "TFL004"): (
         True,
         "100 Monte Carlo dropout predictions of the same rows, one predict call each: "

@@ -62,6 +62,20 @@ _HANDLER_NAMES = frozenset({"lambda_handler", "do_GET", "do_POST", "do_PUT"})
 _MEMOIZERS = frozenset({"functools.lru_cache", "functools.cache"})
 
 
+def _runs_once(iterable: ast.AST) -> bool:
+    """An iterable of one item: ``dataset.take(1)``, ``range(1)``, ``[x]``."""
+    if isinstance(iterable, ast.List | ast.Tuple):
+        return len(iterable.elts) == 1 and not isinstance(iterable.elts[0], ast.Starred)
+    if not isinstance(iterable, ast.Call) or len(iterable.args) != 1 or iterable.keywords:
+        return False
+    single = isinstance(iterable.args[0], ast.Constant) and iterable.args[0].value == 1
+    func = iterable.func
+    return single and (
+        (isinstance(func, ast.Attribute) and func.attr == "take")
+        or (isinstance(func, ast.Name) and func.id == "range")
+    )
+
+
 class ModuleFacts(TfFunctionFacts, ModelFacts):
     def __init__(self, tree: ast.Module):
         self.tree = tree
@@ -130,8 +144,12 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         if isinstance(node, ast.ClassDef):
             return self._visit_class(node, ctx)
         if isinstance(node, ast.For | ast.AsyncFor):
-            self.loops.append((node, ctx))
             self._bind_target(node.target, node, ctx)
+            if _runs_once(node.iter):  # for images, labels in dataset.take(1): no loop
+                return [(node.target, ctx), (node.iter, ctx)] + [
+                    (n, ctx) for n in (*node.body, *node.orelse)
+                ]
+            self.loops.append((node, ctx))
             inner = ctx.looped(node)
             return (
                 [(node.target, ctx), (node.iter, ctx)]

@@ -47,12 +47,15 @@ def model_construction(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> a
 def trained_in_scope(
     facts: ModuleFacts, receiver: ast.AST, ctx: Context, methods=TRAINING_METHODS
 ) -> bool:
-    """``receiver.fit(...)`` (or another of ``methods``) somewhere in the same scope."""
+    """``receiver.fit(...)`` (or another of ``methods``) where ``ctx`` runs: in the loop
+    around it (compiling once before the loop does not count), else in its function."""
     text = ast.unparse(receiver)
+    outer = ctx.loops[0] if ctx.loops else None
     return any(
         isinstance(call.func, ast.Attribute)
         and call.func.attr in methods
         and ast.unparse(call.func.value) == text
+        and (outer is None or outer in facts.context(call).loops)
         for call in ctx.scope.calls
     )
 

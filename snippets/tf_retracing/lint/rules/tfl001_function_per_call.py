@@ -8,7 +8,12 @@ from collections.abc import Iterator
 from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.rule import Rule
-from tf_retracing.lint.syntax import SCOPES, children
+from tf_retracing.lint.syntax import children
+
+# Calls that keep a function for later instead of running it.
+_KEEPERS = frozenset(
+    {"append", "add", "extend", "insert", "setdefault", "update", "register", "put", "partial"}
+)
 
 
 def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
@@ -60,15 +65,16 @@ def _bound_name(facts: ModuleFacts, call: ast.Call) -> str | None:
 
 
 def _called_where_created(facts: ModuleFacts, node: ast.AST, name: str | None, ctx) -> bool:
-    """The new function is called in the scope that created it and never leaves it."""
+    """The new function is used in the scope that created it and never leaves it: called
+    (there or in a function defined there), or handed to a call that runs it
+    (``tf.while_loop(cond, body, ...)``, ``strategy.run(step_fn)``), not returned, stored
+    or kept by a call such as ``append``."""
     if name == "":
         return True
-    if name is None:
-        return False
-    if name in ctx.scope.escaping:
+    if name is None or name in ctx.scope.escaping:
         return False
     region = ctx.loops[-1].body if ctx.loops else getattr(ctx.scope.node, "body", [])
-    called = False
+    used = False
     stack = list(region)
     while stack:
         current = stack.pop()
@@ -77,15 +83,26 @@ def _called_where_created(facts: ModuleFacts, node: ast.AST, name: str | None, c
             and current.id == name
             and isinstance(current.ctx, ast.Load)
         ):
-            parent = facts.parent(current)
-            if isinstance(parent, ast.Call) and parent.func is current:
-                called = True
-            else:
-                return False  # passed, stored or returned: it leaves the scope
-        if isinstance(current, SCOPES):
-            continue  # a nested def runs later, if at all
+            if not _runs_it(facts, current):
+                return False  # returned, stored, or kept: it leaves the scope
+            used = True
         stack.extend(children(current))
-    return called
+    return used
+
+
+def _runs_it(facts: ModuleFacts, name: ast.Name) -> bool:
+    """``name(...)``, or ``name`` handed to a call that does not keep it."""
+    parent = facts.parent(name)
+    if isinstance(parent, ast.Call):
+        return parent.func is name or (name in parent.args and not _keeps(parent))
+    return isinstance(parent, ast.keyword) and not _keeps(facts.parent(parent))
+
+
+def _keeps(call: ast.AST) -> bool:
+    """A call that stores its argument rather than running it."""
+    func = getattr(call, "func", None)
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in _KEEPERS
 
 
 def _closes_over_a_configuration(facts: ModuleFacts, function: ast.AST, ctx: Context) -> bool:
@@ -158,6 +175,16 @@ for batch in batches:
     step = make_step(model)
     step(batch)
 """,
+        # handed to tf.while_loop, which runs it: still a new function per call
+        """
+def refine(limit):
+    @tf.function
+    def below(x):
+        return x < limit
+    return tf.while_loop(below, lambda x: (x + 1.0,), (tf.constant(0.0),))
+for dimension in range(3):
+    refine(tf.constant(5.0))
+""",
         # a request handler runs once per request
         """
 @app.route("/predict")
@@ -209,6 +236,13 @@ for name in names:
     steps[name] = tf.function(lambda x: x * 2)
 for name in names:
     steps[name](tf.ones([2]))
+""",
+        # kept in a list for later: where it is called is not known here
+        """
+handlers = []
+for name in names:
+    handler = tf.function(lambda x: x * 2)
+    handlers.append(handler)
 """,
         # a memoized factory returns the same tf.function for the same argument
         """

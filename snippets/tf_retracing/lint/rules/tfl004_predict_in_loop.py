@@ -50,6 +50,13 @@ model = keras.models.load_model("model.keras")
 for text in ["good", "bad", "fine"]:
     model.predict(np.array([text]))
 """,
+        # compiled once before the loop: the loop still predicts step by step
+        """
+model = keras.Sequential([keras.layers.Dense(1)])
+model.compile(loss="mse")
+for day in range(5):
+    model.predict(np.ones([1, 4]))
+""",
         # Keras sets self.model in a callback
         """
 class Report(keras.callbacks.Callback):
@@ -84,6 +91,12 @@ class LookupModel:
 model = LookupModel()
 for batch in batches:
     model.predict(batch)
+""",
+        # a loop over one batch runs once
+        """
+model = keras.Sequential([keras.layers.Dense(1)])
+for images, labels in test_dataset.take(1):
+    predictions = model.predict(images)
 """,
         # predict once, on all the data, then a loop over the results
         """
