@@ -50,6 +50,11 @@ _GENERATE_WORD_BY_WORD = (
 )
 _UDACITY = "courses/udacity_intro_to_tensorflow_for_deep_learning"
 REVIEWS: dict[tuple, tuple[bool, str]] = {
+    review_key("tensorflow/docs", "site/en/tutorials/images/segmentation.ipynb", 20, 4, "TFL004"): (
+        True,
+        "show_predictions predicts each of `num` batches separately (3 in the tutorial's "
+        "calls): the pattern the rule names, though for 3 batches its cost is small",
+    ),
     review_key(
         "tensorflow/examples",
         f"{_UDACITY}/l10c03_nlp_constructing_text_generation_model.ipynb",

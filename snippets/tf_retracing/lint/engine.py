@@ -30,7 +30,7 @@ from tf_retracing.lint.rules import RULES, RULES_BY_CODE, rule_url
 
 # Folders never entered while walking a directory (a path given explicitly is still read).
 SKIPPED_FOLDERS = frozenset(
-    {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist", "site"}
+    {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist"}
 )
 SUFFIXES = (".py", ".ipynb")
 MAX_BYTES = 16 * 1024 * 1024  # larger "source" is not source: refused, never read whole

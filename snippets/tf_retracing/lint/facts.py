@@ -389,7 +389,7 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                 return self.method(cls, func.attr)
         return None
 
-    def _repeated_functions(self) -> set[int]:
+    def _repeated_functions(self, count_sweeps: bool = True) -> set[int]:
         """Functions that run once per iteration of a loop or once per request: called in a
         loop, decorated as a request handler, or called from such a function."""
         edges: dict[int, list[ast.AST]] = defaultdict(list)
@@ -398,7 +398,7 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             target = self.called_function(call, ctx)
             if target is None:
                 continue
-            if ctx.loops:
+            if ctx.loops and (count_sweeps or not all(self.is_sweep(loop) for loop in ctx.loops)):
                 pending.append(target)
             caller = ctx.scope.function
             if caller is not None:
@@ -449,9 +449,34 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                 return True
         return False
 
-    def runs_repeatedly(self, ctx: Context) -> bool:
-        """Code in this context runs many times: in a loop, or in a repeated function."""
-        return bool(ctx.loops) or (ctx.function is not None and id(ctx.function) in self.repeated)
+    def is_sweep(self, loop: ast.AST) -> bool:
+        """A loop over a literal list of configurations (``for lr in (0.1, 0.01)``, or a
+        name bound only to such a list): what it builds per item is one per
+        configuration, on purpose."""
+        if not isinstance(loop, (ast.For, ast.AsyncFor, *COMPREHENSIONS)):
+            return False
+        generators = loop.generators if hasattr(loop, "generators") else [loop]
+        return all(self._literal_collection(g.iter, loop) for g in generators)
+
+    def _literal_collection(self, iterable: ast.AST, loop: ast.AST) -> bool:
+        if isinstance(iterable, ast.List | ast.Tuple | ast.Set):
+            return True
+        if not isinstance(iterable, ast.Name):
+            return False
+        values = self.values_of(iterable.id, self.context(loop))
+        return bool(values) and all(isinstance(v, ast.List | ast.Tuple | ast.Set) for v in values)
+
+    def runs_repeatedly(self, ctx: Context, count_sweeps: bool = True) -> bool:
+        """Code in this context runs many times: in a loop, or in a repeated function.
+        Without ``count_sweeps``, runs per item of a listed configuration do not count."""
+        if not count_sweeps:
+            if "_repeated_beyond_sweeps" not in self.__dict__:
+                self._repeated_beyond_sweeps = self._repeated_functions(count_sweeps=False)
+            loops = [loop for loop in ctx.loops if not self.is_sweep(loop)]
+            repeated = self._repeated_beyond_sweeps
+        else:
+            loops, repeated = ctx.loops, self.repeated
+        return bool(loops) or (ctx.function is not None and id(ctx.function) in repeated)
 
     @property
     def varying(self):

@@ -73,7 +73,7 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
     name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
     if name is None or "model" not in name.lower():
         return False
-    if any(facts.imports(other) for other in _OTHER_PREDICTORS):
+    if any(facts.imports(other) for other in _OTHER_PREDICTORS) or _own_predictor(facts):
         return False
     if isinstance(receiver, ast.Name):
         return facts.about_name(
@@ -108,6 +108,18 @@ def models_built_by_init(facts: ModuleFacts, cls: ast.ClassDef) -> set[str]:
             for value in values
         )
     }
+
+
+def _own_predictor(facts: ModuleFacts) -> bool:
+    """The file defines a class with a ``predict`` method that is not a Keras model: a
+    name like ``model`` may well be one of those."""
+    if "_own_predictor" not in facts.__dict__:
+        facts._own_predictor = any(
+            facts.method(cls, "predict") is not None and not facts.is_keras_model_class(cls)
+            for classes in facts.classes.values()
+            for cls in classes
+        )
+    return facts._own_predictor
 
 
 def _all_may_be_models(facts: ModuleFacts, values: list[ast.AST]) -> bool:

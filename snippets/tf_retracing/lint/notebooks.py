@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import textwrap
 import warnings
 from dataclasses import dataclass, field
 
@@ -62,7 +63,8 @@ def read_notebook(data: bytes) -> Notebook:
             continue
         positions = [locator.find(entry) for entry in entries] if isinstance(source, list) else []
         code_lines = "".join(entries).splitlines()
-        python = _as_python(code_lines)
+        # IPython runs a cell whose lines share an indent as if it had none
+        python = _as_python(textwrap.dedent("\n".join(code_lines)).split("\n"))
         if python is None:
             continue  # %%bash, %%writefile...: not Python, and not an error
 

@@ -19,7 +19,10 @@ from tf_retracing.lint.rule import Rule
 def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
     reported: set[int] = set()
     for call, ctx in facts.calls:
-        if not isinstance(call.func, ast.Attribute) or not facts.runs_repeatedly(ctx):
+        # a model per item of a listed configuration (a sweep) is on purpose
+        if not isinstance(call.func, ast.Attribute) or not facts.runs_repeatedly(
+            ctx, count_sweeps=False
+        ):
             continue
         if call.func.attr in INFERENCE_METHODS:
             built = _model_built_here(facts, call, ctx)
@@ -160,6 +163,13 @@ for units in (8, 16):
     model.compile(loss="mse")
     model.fit(x, y)
     model.predict(x)
+""",
+        # a sweep over listed configurations, through a helper: one model per item
+        """
+def compress_and_evaluate(strength):
+    model = keras.models.load_model(f"compressed-{strength}.keras")
+    return model.evaluate(x, y)
+scores = [compress_and_evaluate(strength) for strength in (2.0, 5.0, 10.0)]
 """,
         # built once, before the loop, in the same function
         """
