@@ -27,6 +27,7 @@ import os
 import warnings
 
 from tf_retracing._version import __version__ as __version__
+from tf_retracing.explainer_types import EXPLAINER_NAMES  # TensorFlow-free
 
 SUPPORTED_TENSORFLOW = ((2, 16), (2, 21))  # oldest and newest minor release, inclusive
 # Set to 1 to run the full explainer on a TensorFlow outside SUPPORTED_TENSORFLOW (a
@@ -40,15 +41,7 @@ class UnsupportedTensorFlowWarning(UserWarning):
 
 # The names whose first use imports TensorFlow (and runs the version gate once): those the
 # explainer module provides (or its trace-counting fallback stands in for), and the rest.
-_EXPLAINER_NAMES = (
-    "WatchedFunction",
-    "explain_retracing",
-    "guard_retracing",
-    "report",
-    "report_data",
-    "tracing_budget",
-    "watch_every_tf_function",
-)
+_EXPLAINER_NAMES = EXPLAINER_NAMES
 _TENSORFLOW_NAMES = frozenset(
     {
         *_EXPLAINER_NAMES,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import sys
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -193,6 +194,61 @@ def watch_in_place(function, watched_class: type, wrap: Callable, cache) -> None
 
 def set_function_cache(function, cache) -> None:
     function._function_cache = cache
+
+
+def python_function_hook(function) -> Callable:
+    """What TensorFlow runs as ``function``'s Python body (a watch's hook, when watched)."""
+    return function._python_function
+
+
+def set_python_function_hook(function, hook: Callable) -> None:
+    function._python_function = hook
+
+
+def with_python_function(state: dict, body: Callable) -> dict:
+    """A tf.function's pickled state whose Python function is ``body``."""
+    state["_python_function"] = body
+    return state
+
+
+def recording_cache(on_added: Callable) -> FunctionCache:
+    """A trace cache for one watched function: a trace begun in a tracing frame is held
+    (``hold``) until TensorFlow adds it, then ``on_added(held, concrete_function)`` runs."""
+    return _RecordingCache(on_added)
+
+
+def is_recording_cache(cache) -> bool:
+    return isinstance(cache, _RecordingCache)
+
+
+if EXPLAINER_ERROR is None:
+
+    class _RecordingCache(FunctionCache):
+        """TensorFlow's trace cache, which hands over a held trace when it is added."""
+
+        __slots__ = ("on_added", "pending")
+
+        def __init__(self, on_added: Callable):
+            super().__init__()
+            self.on_added = on_added
+            self.pending: dict = {}  # id(tracing frame) -> what the watch held
+
+        def hold(self, frames: list, held) -> None:
+            """Keep what was begun in ``frames[0]`` until TensorFlow adds the trace."""
+            live = {id(frame) for frame in frames}
+            for key in [key for key in self.pending if key not in live]:
+                del self.pending[key]  # a trace that failed: its tracing frame is gone
+            self.pending[id(frames[0])] = held
+
+        def add(self, fn, context=None):
+            super().add(fn, context)
+            frames = tracing_frames(sys._getframe(1))
+            held = self.pending.pop(id(frames[0]), None) if frames else None
+            if held is not None:
+                self.on_added(held, fn)
+
+else:
+    _RecordingCache = type(None)  # never an instance: the explainer is not in use
 
 
 def call_stats_key(function):

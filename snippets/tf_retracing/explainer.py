@@ -57,14 +57,14 @@ from collections.abc import Callable, Iterator
 
 import tensorflow as tf
 
-from tf_retracing import _EXPLAINER_NAMES, _internals, comparison
+from tf_retracing import _internals, comparison
 from tf_retracing._internals import (
     ConcreteFunction,
-    FunctionCache,
     PolymorphicFunction,
     make_decorator,
 )
 from tf_retracing.explainer_types import (
+    EXPLAINER_NAMES,
     KINDS,
     REPORT_SCHEMA_VERSION,
     REPORT_URL,
@@ -77,10 +77,9 @@ from tf_retracing.explainer_types import (
 from tf_retracing.trace_description import TraceDescription
 
 # The package's list of this module's tools (it re-exports them lazily), plus the types.
-__all__ = ["KINDS", "RetraceReason", "RetracingBudgetExceeded", *_EXPLAINER_NAMES]
+__all__ = ["KINDS", "RetraceReason", "RetracingBudgetExceeded", *EXPLAINER_NAMES]
 
 LOGGER = logging.getLogger("retrace")
-_TRACING_CODE = _internals.TRACING_CODE
 _TF_FUNCTION_OPTIONS = frozenset(inspect.signature(tf.function).parameters) - {"func"}
 _changes = comparison.changes  # compares two traces; a module attribute so tests can fail it
 
@@ -136,13 +135,13 @@ class _Watch:
         if not frames:  # run eagerly (tf.config.run_functions_eagerly): no trace
             return
         tracing = _internals.tracing_locals(frames[0])
-        if tracing is None or not isinstance(tracing["cache"], _RecordingCache):
+        if tracing is None or not _internals.is_recording_cache(tracing["cache"]):
             return  # not a trace of ours (a clone of a watched function), or unreadable
         cache = tracing["cache"]
         instance = None if cache is self.root_cache else weakref.ref(args[0])  # a method
-        # Recorded when TensorFlow adds the trace to its cache (see _RecordingCache); keyed
+        # Recorded when TensorFlow adds the trace to its cache (_commit_added_trace); keyed
         # by the tracing frame, as a recursive function traces again inside its own trace.
-        cache.hold(frames, self, _Trace(tracing, instance))
+        cache.hold(frames, (self, _Trace(tracing, instance)))
 
     # --8<-- [end:hook]
 
@@ -222,33 +221,19 @@ class _Watch:
         )
 
 
-class _RecordingCache(FunctionCache):
-    """TensorFlow's trace cache, which records a pending trace when it is added."""
+def _recording_cache():
+    """TensorFlow's trace cache for a watched function: a trace held by the watch's hook
+    is committed when TensorFlow adds it, and the guards then act on it."""
+    return _internals.recording_cache(_commit_added_trace)
 
-    __slots__ = ("pending",)
 
-    def __init__(self):
-        super().__init__()
-        self.pending: dict = {}  # id(tracing frame) -> (watch, trace)
-
-    def hold(self, frames: list, watch: _Watch, trace: _Trace) -> None:
-        """Keep the trace begun in ``frames[0]`` until TensorFlow adds it (or fails)."""
-        live = {id(frame) for frame in frames}
-        for key in [key for key in self.pending if key not in live]:
-            del self.pending[key]  # a trace that failed: its tracing frame is gone
-        self.pending[id(frames[0])] = (watch, trace)
-
-    def add(self, fn, context=None):
-        super().add(fn, context)
-        frames = _internals.tracing_frames(sys._getframe(1))
-        pending = self.pending.pop(id(frames[0]), None) if frames else None
-        if pending is not None:
-            watch, trace = pending
-            try:
-                watch.commit(trace, fn)
-            except Exception as error:  # the explanation must never break the call
-                watch.commit_unexplained(trace, error)
-            _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
+def _commit_added_trace(held: tuple, concrete_function) -> None:
+    watch, trace = held
+    try:
+        watch.commit(trace, concrete_function)
+    except Exception as error:  # the explanation must never break the call
+        watch.commit_unexplained(trace, error)
+    _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
 
 
 class RetracingGuard:
@@ -351,7 +336,7 @@ class WatchedFunction(PolymorphicFunction):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        _internals.set_function_cache(self, _RecordingCache())
+        _internals.set_function_cache(self, _recording_cache())
 
     @property
     def retrace_reasons(self) -> list[RetraceReason]:
@@ -364,16 +349,15 @@ class WatchedFunction(PolymorphicFunction):
         # what pickles, and the error for what does not, are the unwatched function's.
         state = super().__getstate__()
         state.pop("_watch", None)
-        hook = self._python_function
-        state["_python_function"] = getattr(hook, "user_function", hook)
-        return state
+        hook = _internals.python_function_hook(self)
+        return _internals.with_python_function(state, getattr(hook, "user_function", hook))
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        python_function = self._python_function
+        python_function = _internals.python_function_hook(self)
         watch = _Watch(display_name(python_function), _where(python_function), _code(self))
-        self._python_function = _trace_hook(python_function, watch)
-        _internals.set_function_cache(self, _RecordingCache())
+        _internals.set_python_function_hook(self, _trace_hook(python_function, watch))
+        _internals.set_function_cache(self, _recording_cache())
         _start_watching(self, watch)
 
     def __get__(self, instance, owner):
@@ -531,7 +515,7 @@ def _watch_in_place(function: PolymorphicFunction) -> WatchedFunction:
     )
     _note_instance(function, watch)
     _internals.watch_in_place(
-        function, WatchedFunction, lambda body: _trace_hook(body, watch), _RecordingCache()
+        function, WatchedFunction, lambda body: _trace_hook(body, watch), _recording_cache()
     )
     _start_watching(function, watch)
     return function

@@ -6,6 +6,18 @@ import dataclasses
 
 from tf_retracing._site import SITE_URL
 
+# The explainer module's tools, which the package re-exports lazily (importing TensorFlow
+# on first use); kept here, below both, so neither imports the other for the list.
+EXPLAINER_NAMES = (
+    "WatchedFunction",
+    "explain_retracing",
+    "guard_retracing",
+    "report",
+    "report_data",
+    "tracing_budget",
+    "watch_every_tf_function",
+)
+
 KINDS = (
     "shape",
     "dtype",
