@@ -68,6 +68,27 @@ def test_each_message_ends_with_its_cause_and_link(kind, argument, code):
     assert reason.message.startswith("changed. [")
 
 
+@pytest.mark.parametrize(
+    ("kind", "argument", "subkind", "code"),
+    [
+        ("structure", "x", "spec-name", "TFR011"),
+        ("context", None, "saving", "TFR012"),
+        ("context", None, "device", "TFR013"),
+        ("structure", "x", "container", "TFR007"),
+        ("context", None, "variable-creation", "TFR009"),
+    ],
+)
+def test_a_change_with_its_own_cause_gets_its_own_code_and_section(
+    kind, argument, subkind, code
+):
+    """A spec's name is not a container change; saving and devices are not just context."""
+    reason = reason_of(kind, argument, subkind=subkind)
+    assert reason.cause == code == cause_of(kind, argument, subkind).code
+    match = LINK.search(reason.message)
+    assert match and match.groups() == (code, reason.url)
+    assert reason.message.startswith("changed. [")
+
+
 def test_the_link_is_added_once_even_when_the_reason_is_copied():
     reason = dataclasses.replace(reason_of("shape"), trace_ms=1.5)
     assert reason.message.count("[TFR001]") == 1 and reason.trace_ms == 1.5

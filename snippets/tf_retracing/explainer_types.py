@@ -62,12 +62,20 @@ CAUSES = (
     Cause("TFR008", "new-argument", "an argument passed or left out"),
     Cause("TFR009", "context", "the calling context changed"),
     Cause("TFR010", "unknown", "the cause could not be determined"),
+    Cause("TFR011", "structure", "a spec's name changed"),
+    Cause("TFR012", "context", "traced while saving a SavedModel"),
+    Cause("TFR013", "context", "another device or replica"),
 )
 _BY_CODE = {cause.code: cause for cause in CAUSES}
+# Changes within a kind that have their own cause (and guide section).
+_BY_SUBKIND = {"spec-name": "TFR011", "saving": "TFR012", "device": "TFR013"}
 
 
-def cause_of(kind: str, argument: str | None) -> Cause:
-    """The cause of a retrace of ``kind`` on ``argument`` (an object change has three)."""
+def cause_of(kind: str, argument: str | None, subkind: str | None = None) -> Cause:
+    """The cause of a retrace of ``kind`` on ``argument`` (an object change has three;
+    a spec name, saving and a device have their own)."""
+    if subkind in _BY_SUBKIND:
+        return _BY_CODE[_BY_SUBKIND[subkind]]
     if kind == "object":
         if argument is None:  # no argument changed: a new tf.function object traced
             return _BY_CODE["TFR006"]
@@ -107,12 +115,12 @@ class RetraceReason:
     @property
     def cause(self) -> str:
         """The cause's stable identifier, such as ``"TFR001"``."""
-        return cause_of(self.kind, self.argument).code
+        return cause_of(self.kind, self.argument, self.subkind).code
 
     @property
     def url(self) -> str:
         """The guide's section on this cause and its fixes."""
-        return cause_of(self.kind, self.argument).url
+        return cause_of(self.kind, self.argument, self.subkind).url
 
     def as_dict(self) -> dict:
         """The reason as plain, JSON-serialisable data (for logs and reports)."""
