@@ -78,9 +78,7 @@ def test_each_message_ends_with_its_cause_and_link(kind, argument, code):
         ("context", None, "variable-creation", "TFR009"),
     ],
 )
-def test_a_change_with_its_own_cause_gets_its_own_code_and_section(
-    kind, argument, subkind, code
-):
+def test_a_change_with_its_own_cause_gets_its_own_code_and_section(kind, argument, subkind, code):
     """A spec's name is not a container change; saving and devices are not just context."""
     reason = reason_of(kind, argument, subkind=subkind)
     assert reason.cause == code == cause_of(kind, argument, subkind).code
