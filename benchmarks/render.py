@@ -477,9 +477,7 @@ def all_plots(results: Mapping[str, ResultsFile]) -> dict[str, Plot]:
     }
 
 
-def plot_images(
-    name: str, results: Mapping[str, ResultsFile], plots: Mapping[str, Plot], link: Callable
-) -> str:
+def plot_images(name: str, plots: Mapping[str, Plot], link: Callable) -> str:
     parts = []
     for device in DEVICES:
         path = plot_path(device, name)
@@ -568,6 +566,6 @@ def replace_markers(
             )
         if kind == "table":
             return device_tables(name, results)
-        return plot_images(name, results, plots, link)
+        return plot_images(name, plots, link)
 
     return MARKER.sub(render, markdown)

@@ -441,7 +441,7 @@ def package_cell(entry: dict) -> str:
     return f"[{text}]({target})"
 
 
-def entry_details(entry: dict, doc: dict, page_link: Callable[[str], str | None]) -> str:
+def entry_details(entry: dict, page_link: Callable[[str], str | None]) -> str:
     entry_id = entry["id"]
     out = [f"### {label(entry_id)} {{#{anchor('entry', entry_id)}}}", ""]
     if early_warning(entry):
@@ -596,7 +596,7 @@ def replace_markers(
         if name == "table":
             return matrix_table(doc, page_link)
         if name == "details":
-            return "\n".join(entry_details(e, doc, page_link) for e in doc["entries"])
+            return "\n".join(entry_details(e, page_link) for e in doc["entries"])
         if name == "support":
             return support_sentence(doc, declared)
         if name == "provenance":

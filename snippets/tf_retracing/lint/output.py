@@ -49,7 +49,7 @@ def as_json(result: LintResult, version: str) -> str:
     return json.dumps(document, indent=2)
 
 
-def _location(path: str, line: int | None = None, finding=None) -> dict:
+def _location(path: str, finding=None) -> dict:
     # A relative path stays a relative reference (to the folder the linter ran in); an
     # absolute one becomes a file: URI, as SARIF requires.
     uri = Path(path).as_uri() if Path(path).is_absolute() else quote(Path(path).as_posix())

@@ -228,7 +228,7 @@ class VaryingValues:
             if expr.id in varying:
                 return Scalar(True, expr.id)
             return Scalar(self._holds_constant(expr.id, ctx), None)
-        parts = self._scalar_parts(expr, ctx)
+        parts = self._scalar_parts(expr)
         if parts is None:
             return _NOT_SCALAR
         reads = None
@@ -241,7 +241,7 @@ class VaryingValues:
             reads = reads or "a random draw"
         return Scalar(True, reads)
 
-    def _scalar_parts(self, expr: ast.AST, ctx: Context) -> list[ast.AST] | None:
+    def _scalar_parts(self, expr: ast.AST) -> list[ast.AST] | None:
         """The operands of an expression that is a scalar when they are; None otherwise."""
         if isinstance(expr, ast.BinOp):
             return [expr.left, expr.right]

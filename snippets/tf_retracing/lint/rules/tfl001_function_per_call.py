@@ -23,7 +23,7 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
             continue  # created once, at module or class level
         if ctx.function is not None and id(ctx.function) in traced_definitions:
             continue  # created while tracing another tf.function: once per trace
-        if not _called_where_created(facts, node, name, ctx):
+        if not _called_where_created(facts, name, ctx):
             continue  # stored or returned: a factory, whose result may be called once
         if closure is not None and _closes_over_a_configuration(facts, closure, ctx):
             continue  # one function per configuration of a listed sweep, on purpose
@@ -64,7 +64,7 @@ def _bound_name(facts: ModuleFacts, call: ast.Call) -> str | None:
     return None
 
 
-def _called_where_created(facts: ModuleFacts, node: ast.AST, name: str | None, ctx) -> bool:
+def _called_where_created(facts: ModuleFacts, name: str | None, ctx) -> bool:
     """The new function is used in the scope that created it and never leaves it: called
     (there or in a function defined there), or handed to a call that runs it
     (``tf.while_loop(cond, body, ...)``, ``strategy.run(step_fn)``), not returned, stored
