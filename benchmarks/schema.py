@@ -16,7 +16,6 @@ import json
 import math
 import os
 import stat
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.claims import variants_claims_use
+from benchmarks.files import write_json_whole
 from benchmarks.scenarios import NAMES, SCENARIOS
 from benchmarks.scenarios.base import COLD, STEADY
 
@@ -542,14 +542,7 @@ def write_results(path: Path, device: str, scenarios: dict[str, dict[str, Any]])
         problems = validate(document)
         if problems:
             raise ResultsError(f"{path}: refusing to write invalid results: " + "; ".join(problems))
-        mode = path.stat().st_mode & 0o777 if path.exists() else _default_mode()
-        with tempfile.NamedTemporaryFile(
-            "w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8"
-        ) as handle:
-            json.dump(document, handle, indent=1, allow_nan=False)
-            handle.write("\n")
-        os.chmod(handle.name, mode)
-        os.replace(handle.name, path)
+        write_json_whole(path, document)
 
 
 @contextlib.contextmanager
@@ -561,9 +554,3 @@ def _locked(path: Path):
         yield
     finally:
         os.close(folder)  # closing releases the lock
-
-
-def _default_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask

@@ -6,9 +6,9 @@ import datetime
 import json
 import os
 import platform
-import tempfile
 from pathlib import Path
 
+from benchmarks.files import write_json_whole
 from benchmarks.provenance import git_commit
 
 RESULTS_FILE = Path(__file__).resolve().parent / "results.json"
@@ -41,21 +41,7 @@ def provenance(package_path: str | None, seconds: float) -> dict:
 def write_results(path: Path, provenance_: dict, cases: list[dict]) -> None:
     data = {"schema_version": SCHEMA_VERSION, "provenance": provenance_, "cases": cases}
     check(data, path)
-    write_whole(path, data)
-
-
-def write_whole(path: Path, data: dict) -> None:
-    """Write a results file whole or not at all (readable by all, as git checks it out)."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(data, file, indent=1, ensure_ascii=False)
-            file.write("\n")
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_json_whole(path, data)
 
 
 def read_results(path: Path = RESULTS_FILE) -> dict:

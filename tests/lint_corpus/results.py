@@ -9,8 +9,8 @@ import os
 import platform
 from pathlib import Path
 
+from benchmarks.files import write_json_whole
 from benchmarks.provenance import cpu_model, git_commit
-from tests.corpus.results import write_whole
 
 RESULTS_FILE = Path(__file__).resolve().parent / "results.json"
 SCHEMA_VERSION = 1
@@ -71,7 +71,7 @@ def write_results(path: Path, provenance_: dict, cases, repositories, speed) -> 
         "speed": speed,
     }
     check(data, path)
-    write_whole(path, data)
+    write_json_whole(path, data)
 
 
 def read_results(path: Path = RESULTS_FILE) -> dict:

@@ -11,12 +11,12 @@ import json
 import math
 import os
 import stat
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.files import write_json_whole
 from tests.matrix.entries import ID_PATTERN
 
 SCHEMA_VERSION = 1
@@ -332,15 +332,7 @@ def write_document(path: Path, data: dict) -> None:
     errors = validate(data)
     if errors:
         raise ResultsError(f"{path}: refusing to write: {errors[0]}")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(data, file, indent=1, ensure_ascii=False)
-            file.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_json_whole(path, data)
 
 
 def merge_documents(parts: Sequence[tuple[Path, dict]], declared: Iterable) -> dict:
