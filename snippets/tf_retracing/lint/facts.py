@@ -62,6 +62,31 @@ _HANDLER_NAMES = frozenset({"lambda_handler", "do_GET", "do_POST", "do_PUT"})
 _MEMOIZERS = frozenset({"functools.lru_cache", "functools.cache"})
 
 
+def _returns_kept_attribute(definition: ast.AST) -> bool:
+    """The body starts with ``if self.<a> ...: return ...`` and sets ``self.<a>``."""
+    body = getattr(definition, "body", [])
+    first = next((n for n in body if not isinstance(n, ast.Expr)), None)  # skip a docstring
+    if not (isinstance(first, ast.If) and any(isinstance(n, ast.Return) for n in first.body)):
+        return False
+    tested = {
+        node.attr
+        for node in ast.walk(first.test)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
+    assigned = {
+        target.attr
+        for node in ast.walk(definition)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    }
+    return bool(tested & assigned)
+
+
 def _runs_once(iterable: ast.AST) -> bool:
     """An iterable of one item: ``dataset.take(1)``, ``range(1)``, ``[x]``."""
     if isinstance(iterable, ast.List | ast.Tuple):
@@ -442,12 +467,14 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         return False
 
     def is_memoized(self, definition: ast.AST) -> bool:
-        """Decorated with functools.cache or lru_cache: one result per argument, not per call."""
+        """Runs its body once per argument, not per call: decorated with functools.cache or
+        lru_cache, or a method that starts by returning what it kept in an attribute
+        (``if self.fn is not None: return self.fn``)."""
         for decorator in getattr(definition, "decorator_list", ()):
             func = decorator.func if isinstance(decorator, ast.Call) else decorator
             if self.qualified_name(func) in _MEMOIZERS:
                 return True
-        return False
+        return _returns_kept_attribute(definition)
 
     def is_sweep(self, loop: ast.AST) -> bool:
         """A loop over a literal list of configurations (``for lr in (0.1, 0.01)``, or a

@@ -237,6 +237,21 @@ for name in names:
 for name in names:
     steps[name](tf.ones([2]))
 """,
+        # a method that keeps what it made in an attribute, and returns it next time
+        """
+class Trainer:
+    def _build(self):
+        warm_up = tf.function(lambda x: x * 2)
+        return warm_up(tf.ones([2]))
+    def make_step(self):
+        if self.step is not None:
+            return self.step
+        self.step = self._build()
+        return self.step
+    def fit(self, batches):
+        for batch in batches:
+            self.make_step()
+""",
         # kept in a list for later: where it is called is not known here
         """
 handlers = []
