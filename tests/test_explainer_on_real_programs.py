@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 import tensorflow as tf
-from tf_retracing import explain_retracing, guard_retracing
+from tf_retracing import explain_retracing, guard_retracing, report, watch_every_tf_function
 
 CONSTANT = re.compile(r"tf\.constant\([^()]*\)")
 TENSOR_SPEC = re.compile(r"tf\.TensorSpec\(shape=\[[^\]]*\], dtype=tf\.\w+\)")
@@ -190,6 +190,114 @@ def test_the_reduce_retracing_advice_ends_the_retraces_after_one_more():
     for size in range(2, 10):
         fixed(tf.ones([size]))
     assert fixed.experimental_get_tracing_count() == 2
+
+
+def test_the_summary_gives_one_spec_for_every_dimension_that_varied():
+    def body(x):
+        return tf.reduce_sum(x)
+
+    with watch_every_tf_function() as watches:
+        broken = tf.function(body)
+        for shape in ([1, 4], [2, 4], [2, 5], [3, 6]):
+            broken(tf.ones(shape))
+        broken(tf.ones([2, 4], tf.float64))  # a dtype change has a line of its own
+    text = report(watches)
+    (shape_line,) = [line for line in text.splitlines() if " x shape of x: " in line]
+    assert shape_line.startswith("  3 x ") and "(traces 2-4)" in shape_line
+    assert "dimensions 0 and 1 varied" in shape_line
+    # Each retrace's own message relaxes one dimension; the summary's spec covers all.
+    spec = eval(advice(TENSOR_SPEC, shape_line), {"tf": tf})
+    assert spec.shape.as_list() == [None, None]
+    fixed = tf.function(body, input_signature=[spec])
+    for shape in ([1, 4], [2, 4], [2, 5], [3, 6], [7, 1]):
+        fixed(tf.ones(shape))
+    assert fixed.experimental_get_tracing_count() == 1
+    assert any(" x dtype of x: " in line for line in text.splitlines())
+
+
+class Config:
+    def __init__(self, factor: float):
+        self.factor = factor
+
+
+def test_the_object_advice_reuse_one_or_pass_its_values_as_tensors():
+    def body(x, config):
+        return x * config.factor
+
+    broken = explain_retracing(tf.function(body))
+    broken(tf.ones([2]), Config(2.0))
+    broken(tf.ones([2]), Config(2.0))  # the first one is collected: maybe at its address
+    message = broken.retrace_reasons[0].message
+    assert "Reuse one object, or pass the values it carries as tensors" in message
+    reused, config = tf.function(body), Config(2.0)
+    for _ in range(3):
+        reused(tf.ones([2]), config)
+    assert reused.experimental_get_tracing_count() == 1
+
+    def body_of_values(x, factor):
+        return x * factor
+
+    as_tensors = tf.function(body_of_values)
+    for factor in (2.0, 3.0, 4.0):
+        as_tensors(tf.ones([2]), tf.constant(Config(factor).factor))
+    assert as_tensors.experimental_get_tracing_count() == 1
+
+
+def test_an_object_collected_and_replaced_at_its_address_is_said_to_be_new():
+    broken = explain_retracing(tf.function(lambda x, config: x * config.factor))
+    broken(tf.ones([2]), Config(2.0))
+    broken(tf.ones([2]), Config(2.0))
+    reason = broken.retrace_reasons[0]
+    assert reason.before != reason.after  # never "a different object (X, not X)"
+
+
+def test_the_structure_advice_stack_and_a_none_dimension_ends_the_retraces():
+    def body(xs):
+        return tf.reduce_sum(xs, axis=0)
+
+    broken = explain_retracing(tf.function(body))
+    broken([tf.ones([2])] * 2)
+    broken([tf.ones([2])] * 3)
+    message = broken.retrace_reasons[0].message
+    assert broken.retrace_reasons[0].kind == "structure"
+    assert "stack the items (tf.stack) and give that dimension None" in message
+    spec = tf.TensorSpec(shape=[None, 2], dtype=tf.float32)
+    fixed = tf.function(body, input_signature=[spec])
+    for length in (2, 3, 5):
+        fixed(tf.stack([tf.ones([2])] * length))
+    assert fixed.experimental_get_tracing_count() == 1
+
+
+def test_the_kind_of_value_advice_always_a_tensor_ends_the_retraces():
+    def body(x):
+        return x * 2
+
+    variable = tf.Variable(tf.ones([2]))
+    broken = explain_retracing(tf.function(body))
+    broken(variable)
+    broken(tf.ones([2]))
+    message = broken.retrace_reasons[0].message
+    assert "always a tensor (tf.convert_to_tensor of it)" in message
+    fixed = tf.function(body)
+    fixed(tf.convert_to_tensor(variable))
+    fixed(tf.ones([2]))
+    assert fixed.experimental_get_tracing_count() == 1
+
+
+def test_the_new_argument_advice_pass_the_same_arguments_ends_the_retraces():
+    def body(x, *more):
+        return x + sum(more)
+
+    broken = explain_retracing(tf.function(body))
+    broken(tf.ones([2]))
+    broken(tf.ones([2]), tf.ones([2]))
+    reason = broken.retrace_reasons[0]
+    assert (reason.kind, reason.argument) == ("new-argument", "more[0]")
+    assert "Pass the same arguments on every call" in reason.message
+    fixed = tf.function(body)
+    fixed(tf.ones([2]), tf.zeros([2]))  # a fixed value where nothing was passed
+    fixed(tf.ones([2]), tf.ones([2]))
+    assert fixed.experimental_get_tracing_count() == 1
 
 
 def test_a_shape_inside_an_iterator_is_a_shape_change_at_its_path():

@@ -685,6 +685,8 @@ class FunctionSummary:
     trace_ms: float  # all its traces: the first ones and the retraces
     retrace_ms: float  # the retraces alone: the time a fix saves
     reasons: list[RetraceReason]
+    # What each trace was made for, in order (not part of report_data)
+    descriptions: list[TraceDescription] = dataclasses.field(default_factory=list, repr=False)
 
 
 def summarise(watches: list) -> list[FunctionSummary]:
@@ -705,6 +707,7 @@ def summarise(watches: list) -> list[FunctionSummary]:
                 trace_ms=sum(trace.ms or 0.0 for trace in traces),
                 retrace_ms=sum(reason.trace_ms or 0.0 for reason in reasons),
                 reasons=reasons,
+                descriptions=[t.description for t in traces if t.description is not None],
             )
         )
     summaries.sort(key=lambda s: (-s.retrace_ms, -len(s.reasons), -s.trace_ms, s.function))
@@ -717,7 +720,11 @@ def report_data(watches: list) -> dict:
         "schema_version": REPORT_SCHEMA_VERSION,
         "functions": [
             {
-                **{k: v for k, v in dataclasses.asdict(s).items() if k != "reasons"},
+                **{
+                    field.name: getattr(s, field.name)
+                    for field in dataclasses.fields(s)
+                    if field.name not in ("reasons", "descriptions")
+                },
                 "retraces": len(s.reasons),
                 "reasons": [reason.as_dict() for reason in s.reasons],
             }
@@ -749,20 +756,32 @@ def report(watches: list) -> str:
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in table
     ]
-    for name, reasons in ((s.function, s.reasons) for s in rows):
-        if not reasons:
+    for summary in rows:
+        if not summary.reasons:
             continue
         lines.append("")
-        lines.append(f"{name}: why it traced again")
-        tally: dict = {}
-        for reason in reasons:
-            # Distinct changes of one argument stay apart (Python values, then a tensor).
-            key = (reason.kind, reason.argument, reason.subkind)
-            tally.setdefault(key, []).append(reason)
-        for (kind, argument, _), same in tally.items():
+        lines.append(f"{summary.function}: why it traced again")
+        for (kind, argument, _), same in _by_cause(summary.reasons).items():
+            seen = _seen_at(summary.descriptions, argument)
             lines.append(f"  {len(same)} x {kind} of {argument or '(no argument)'}: ")
-            lines[-1] += same[-1].message
+            lines[-1] += comparison.group_message(same, seen)
     return "\n".join(lines)
+
+
+def _by_cause(reasons: list[RetraceReason]) -> dict:
+    """Reasons grouped by what changed where, in the order each first happened; distinct
+    changes of one argument stay apart (Python values, then a tensor)."""
+    groups: dict = {}
+    for reason in reasons:
+        groups.setdefault((reason.kind, reason.argument, reason.subkind), []).append(reason)
+    return groups
+
+
+def _seen_at(descriptions: list[TraceDescription], argument: str | None) -> list:
+    """The argument as called and as traced in each trace (None where it had none)."""
+    if argument is None:
+        return []
+    return [comparison.node_at(description, argument) for description in descriptions]
 
 
 # Names --------------------------------------------------------------------------
