@@ -388,3 +388,23 @@ def test_a_method_watched_on_each_new_instance_is_a_new_self_not_a_new_function(
     (reason,) = watched.retrace_reasons
     assert (reason.argument, reason.kind, reason.cause) == ("self", "object", "TFR005")
     assert "one trace per instance is expected" in reason.message
+
+
+def test_whole_program_mode_names_what_tensorflow_warned_about_but_it_did_not_watch():
+    made_before = tf.function  # bound before the block: what it makes is not watched
+
+    def double(x):
+        return x * 2
+
+    with watch_every_tf_function() as watches:
+        watched = tf.function(lambda x: x + 1)
+        for size in range(1, 7):
+            made_before(double)(tf.ones([1]))  # a new tf.function per call
+            watched(tf.ones([size]))  # watched: explained, never listed as unwatched
+    (unwatched,) = watches.unwatched.values()
+    assert unwatched.function.endswith("double") and unwatched.warnings >= 1
+    assert unwatched.called_from.startswith("test_explainer_on_real_programs.py:")
+    text = report(watches)
+    assert "TensorFlow warned about functions the explainer did not watch:" in text
+    assert "calls to <function" in text and "triggered tf.function retracing." in text
+    assert text.count("did not watch it") == 1  # the watched lambda is explained instead

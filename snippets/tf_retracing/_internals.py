@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import logging
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -316,6 +317,44 @@ def watching_restored_functions(watch: Callable) -> Iterator[None]:
         yield
     finally:
         function_deserialization.recreate_function = original
+
+
+# TensorFlow's retracing warning ("5 out of the last 5 calls to <function f at 0x...>
+# triggered tf.function retracing") is logged by a detector called with the code object
+# it counts calls of: the same key as call_stats_key().
+_RETRACING_WARNING = "triggered tf.function retracing"
+
+
+class _RetracingWarningListener(logging.Handler):
+    def __init__(self, heard: Callable):
+        super().__init__(logging.WARNING)
+        self.heard = heard
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if _RETRACING_WARNING not in message:
+            return
+        frame, key = sys._getframe(1), None
+        while frame is not None:  # up to the detector that counted the call
+            if frame.f_code.co_name == "called_with_tracing" and "key" in frame.f_locals:
+                key = frame.f_locals["key"]
+                break
+            frame = frame.f_back
+        self.heard(key, message)
+
+
+@contextlib.contextmanager
+def hearing_retracing_warnings(heard: Callable) -> Iterator[None]:
+    """Inside the block, each retracing warning TensorFlow logs is passed to
+    ``heard(key, message)``, ``key`` being the code object it counted calls of (None if it
+    cannot be found). A program that silenced TensorFlow's logger is not heard."""
+    logger = tf.get_logger()
+    listener = _RetracingWarningListener(heard)
+    logger.addHandler(listener)
+    try:
+        yield
+    finally:
+        logger.removeHandler(listener)
 
 
 # --- Describing a trace without TensorFlow (tf_retracing.trace_description) -----------

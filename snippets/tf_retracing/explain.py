@@ -203,7 +203,10 @@ def _guard(options: Options):
 def _print_report(script: str, watches: list, guard) -> None:
     print(f"\n== retracing report for {script} ==", file=sys.stderr)
     print(
-        tf_retracing.report(watches) if watches else "no tf.function was created", file=sys.stderr
+        tf_retracing.report(watches)
+        if watches or getattr(watches, "unwatched", None)
+        else "no tf.function was created",
+        file=sys.stderr,
     )
     if guard is not None:
         print(
@@ -241,6 +244,7 @@ def _json_report(options: Options, status: int, watches: list | None, guard) -> 
             "retraces_after_warmup": [reason.as_dict() for reason in guard.reasons],
         },
         "functions": data["functions"],
+        "unwatched": data.get("unwatched", []),
     }
 
 

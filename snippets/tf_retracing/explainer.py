@@ -106,7 +106,18 @@ class _CodeStats:
 
 
 _CODE_STATS: dict = {}  # code object -> _CodeStats
-_SESSION_WATCHES: list = []  # every watch made while watch_every_tf_function is active
+
+
+class SessionWatches(list):
+    """The watches of a whole-program run, and TensorFlow's retracing warnings about
+    functions none of them watched (made without tf.function, e.g. inside TensorFlow)."""
+
+    def __init__(self):
+        super().__init__()
+        self.unwatched: dict = {}  # code object (or the message) -> UnwatchedRetracing
+
+
+_SESSION_WATCHES = SessionWatches()  # filled while watch_every_tf_function is active
 
 
 class _Watch:
@@ -663,15 +674,64 @@ def watch_every_tf_function() -> Iterator[list]:
     if _SESSION_ACTIVE:
         raise RuntimeError("watch_every_tf_function() is already active")
     _SESSION_WATCHES.clear()
+    _SESSION_WATCHES.unwatched.clear()
     _SESSION_ACTIVE = True
     tf.function = _watching_tf_function
     try:
         # tf.saved_model.load makes its functions without tf.function: watch them too.
-        with _internals.watching_restored_functions(_watch_restored):
+        # Others made without it (TensorFlow's own) are not watched: their retracing
+        # warnings are kept, so that the report never passes them in silence.
+        with (
+            _internals.watching_restored_functions(_watch_restored),
+            _internals.hearing_retracing_warnings(_hear_unwatched),
+        ):
             yield _SESSION_WATCHES
     finally:
         tf.function = _ORIGINAL_TF_FUNCTION
         _SESSION_ACTIVE = False
+
+
+@dataclasses.dataclass
+class UnwatchedRetracing:
+    """A function TensorFlow warned about that the whole-program run did not watch."""
+
+    function: str
+    defined_at: str
+    called_from: str | None  # the user's line that led to the calls, if outside TF
+    warnings: int
+    message: str  # TensorFlow's latest warning about it
+
+    def advice(self) -> str:
+        return (
+            f"`{self.function}` ({self.defined_at}) retraced often enough for TensorFlow "
+            "to warn, but it was made without tf.function (by TensorFlow's own code, or "
+            "through a name bound to tf.function before the run), so the explainer did "
+            "not watch it and cannot say why"
+            + (f"; your code reached it from {self.called_from}" if self.called_from else "")
+            + ". A function made anew on each call of an eager line is the usual cause: "
+            "run that line inside one tf.function of your own, made once, so that the "
+            "inner function is built once while yours traces. TensorFlow said: " + self.message
+        )
+
+
+def _hear_unwatched(key, message: str) -> None:
+    if key is not None and any(watch.code is key for watch in _SESSION_WATCHES):
+        return  # a watched function: its retraces are explained already
+    known = _SESSION_WATCHES.unwatched.get(key or message)
+    if known is not None:
+        known.warnings += 1
+        known.message = message.split(". ", 1)[0] + "."
+        return
+    code = key if hasattr(key, "co_filename") else None
+    _SESSION_WATCHES.unwatched[key or message] = UnwatchedRetracing(
+        function=getattr(code, "co_qualname", None) or getattr(code, "co_name", "?"),
+        defined_at=(
+            f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno}" if code else "?"
+        ),
+        called_from=_first_user_frame(),
+        warnings=1,
+        message=message.split(". ", 1)[0] + ".",  # the count, not TensorFlow's advice
+    )
 
 
 @dataclasses.dataclass
@@ -730,6 +790,10 @@ def report_data(watches: list) -> dict:
             }
             for s in summarise(watches)
         ],
+        "unwatched": [
+            {**dataclasses.asdict(unwatched), "advice": unwatched.advice()}
+            for unwatched in getattr(watches, "unwatched", {}).values()
+        ],
     }
 
 
@@ -737,6 +801,24 @@ def report(watches: list) -> str:
     """A table of watched functions, grouped by Python code, the costliest retracing first:
     tf.function objects, traces, retraces, their time, and why they traced again."""
     rows = summarise(watches)
+    lines = _summary_table(rows) if rows else []
+    for summary in rows:
+        if not summary.reasons:
+            continue
+        lines.append("")
+        lines.append(f"{summary.function}: why it traced again")
+        for (kind, argument, _), same in _by_cause(summary.reasons).items():
+            seen = _seen_at(summary.descriptions, argument)
+            lines.append(f"  {len(same)} x {kind} of {argument or '(no argument)'}: ")
+            lines[-1] += comparison.group_message(same, seen)
+    unwatched = list(getattr(watches, "unwatched", {}).values())
+    if unwatched:
+        lines += ["", "TensorFlow warned about functions the explainer did not watch:"]
+        lines += [f"  {item.advice()}" for item in unwatched]
+    return "\n".join(lines).lstrip("\n")
+
+
+def _summary_table(rows: list[FunctionSummary]) -> list[str]:
     header = ("function", "defined at", "tf.functions", "traces", "retraces", "trace ms")
     header += ("retrace ms",)
     table = [header] + [
@@ -752,20 +834,10 @@ def report(watches: list) -> str:
         for s in rows
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = [
+    return [
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in table
     ]
-    for summary in rows:
-        if not summary.reasons:
-            continue
-        lines.append("")
-        lines.append(f"{summary.function}: why it traced again")
-        for (kind, argument, _), same in _by_cause(summary.reasons).items():
-            seen = _seen_at(summary.descriptions, argument)
-            lines.append(f"  {len(same)} x {kind} of {argument or '(no argument)'}: ")
-            lines[-1] += comparison.group_message(same, seen)
-    return "\n".join(lines)
 
 
 def _by_cause(reasons: list[RetraceReason]) -> dict:
@@ -789,7 +861,17 @@ def _seen_at(descriptions: list[TraceDescription], argument: str | None) -> list
 
 # Frames of these packages are library code; the first other frame is the user's line.
 _LIBRARY_PACKAGES = frozenset(
-    {"tensorflow", "keras", "tf_keras", "tf_retracing", "contextlib", "functools", "runpy"}
+    {
+        "tensorflow",
+        "keras",
+        "tf_keras",
+        "tf_retracing",
+        "contextlib",
+        "functools",
+        "runpy",
+        "logging",
+        "absl",
+    }  # fmt: skip
 )
 
 

@@ -54,11 +54,16 @@ def render_html(report: dict) -> str:
     ]
     if report.get("explainer_unavailable"):
         parts.append(f"<p>{escape(report['explainer_unavailable'])}</p>")
-    if not functions:
+    unwatched = report.get("unwatched", [])
+    if not functions and not unwatched:
         parts.append("<p>No <code>tf.function</code> was created.</p>")
-    else:
+    elif functions:
         parts.append(_summary_table(functions))
         parts.extend(_function_section(number, f) for number, f in enumerate(functions, 1))
+    if unwatched:
+        parts.append("<section><h2>TensorFlow warned about functions not watched</h2><ul>")
+        parts.extend(f"<li>{escape(item['advice'])}</li>" for item in unwatched)
+        parts.append("</ul></section>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
 

@@ -8,7 +8,9 @@ module level, literal assignments read here without running it:
 - ``EXPECT``: every distinct ``(function, argument, kind)`` the explainer must report,
   ``function`` as reports name it, ``argument`` an argument path or None (where several
   arguments changed at once, the first, the reason listing the rest as ``others``),
-  ``kind`` one of ``tf_retracing.KINDS``; an empty list for a case that must report
+  ``kind`` one of ``tf_retracing.KINDS`` or ``unwatched`` (a function made without
+  tf.function, inside TensorFlow, that TensorFlow warned about: the report must name it
+  among the functions it did not watch); an empty list for a case that must report
   nothing;
 - ``WRAPPED``: False when a reader could not wrap the function (Keras builds it inside
   ``fit``); the case then runs in whole-program mode only. Default True.
@@ -26,7 +28,7 @@ from pathlib import Path
 
 CASES_FOLDER = Path(__file__).resolve().parent / "cases"
 KINDS = ("shape", "dtype", "python-value", "object", "structure", "new-argument", "context")
-KINDS += ("unknown",)
+KINDS += ("unknown", "unwatched")
 Expected = tuple[str, "str | None", str]
 
 

@@ -55,8 +55,20 @@ def run_whole_program(python: PreloadedPython, script: Path, folder: Path) -> Ru
     output = folder / "report.json"
     args = ["-m", "tf_retracing.explain", "--json", str(output), str(script)]
     done = _run(python, args, folder)
-    functions = _read(output).get("functions", [])
-    return _scored(done, [reason for function in functions for reason in function["reasons"]])
+    report = _read(output)
+    reasons = [reason for function in report.get("functions", []) for reason in function["reasons"]]
+    # Functions TensorFlow warned about that the run did not watch count as reported,
+    # with the kind "unwatched"; their message is what the report says of them.
+    reasons += [
+        {
+            "function": item["function"],
+            "argument": None,
+            "kind": "unwatched",
+            "message": item["advice"],
+        }
+        for item in report.get("unwatched", [])
+    ]
+    return _scored(done, reasons)
 
 
 def _run(python: PreloadedPython, args: list[str], folder: Path):
