@@ -861,7 +861,17 @@ def _seen_at(descriptions: list[TraceDescription], argument: str | None) -> list
 
 # Frames of these packages are library code; the first other frame is the user's line.
 _LIBRARY_PACKAGES = frozenset(
-    "tensorflow keras tf_keras tf_retracing contextlib functools runpy logging absl".split()
+    [
+        "tensorflow",
+        "keras",
+        "tf_keras",
+        "tf_retracing",
+        "contextlib",
+        "functools",
+        "runpy",
+        "logging",
+        "absl",
+    ]
 )
 
 
