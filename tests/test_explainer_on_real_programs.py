@@ -178,6 +178,45 @@ def test_the_shape_spec_advice_given_as_input_signature_ends_the_retraces():
     assert fixed.experimental_get_tracing_count() == 1
 
 
+class Projector(tf.Module):
+    def __init__(self, signature=None):
+        self.w = tf.Variable(tf.ones([3, 2]))
+        self.project = tf.function(self._project, input_signature=signature)
+
+    def _project(self, x):
+        return x @ self.w
+
+
+def export(module: Projector, folder, spec) -> str:
+    """Save ``module`` with ``spec`` as its serving signature, as a user's export does."""
+    tf.saved_model.save(module, str(folder), signatures=module.project.get_concrete_function(spec))
+    return str(folder)
+
+
+def test_a_loaded_function_is_told_to_fix_it_at_export_and_both_fixes_end_the_retraces(
+    tmp_path,
+):
+    batch_free = tf.TensorSpec([None, 3], tf.float32)
+    with watch_every_tf_function():
+        loaded = tf.saved_model.load(export(Projector(), tmp_path / "plain", batch_free))
+        for batch in (1, 2):
+            loaded.project(tf.ones([batch, 3]))
+    (reason,) = loaded.project.retrace_reasons
+    assert (reason.argument, reason.kind) == ("x", "shape")
+    assert "in the program that exports it" in reason.message
+    # At export, literally: the spec the advice names as the tf.function's input_signature.
+    spec = eval(advice(TENSOR_SPEC, reason.message), {"tf": tf})
+    fixed = tf.saved_model.load(export(Projector([spec]), tmp_path / "fixed", batch_free))
+    for batch in (1, 2, 5):
+        assert fixed.project(tf.ones([batch, 3])).shape == (batch, 2)
+    assert fixed.project.experimental_get_tracing_count() == 1
+    # At load time: the SavedModel's own signature, a concrete function that never traces.
+    serving = tf.saved_model.load(str(tmp_path / "plain")).signatures["serving_default"]
+    for batch in (1, 2, 5):
+        (output,) = serving(x=tf.ones([batch, 3])).values()
+        assert output.shape == (batch, 2)
+
+
 def test_the_reduce_retracing_advice_ends_the_retraces_after_one_more():
     def body(x):
         return tf.reduce_sum(x)

@@ -118,6 +118,16 @@ class SessionWatches(list):
 
 
 _SESSION_WATCHES = SessionWatches()  # filled while watch_every_tf_function is active
+RESTORED = "a SavedModel"  # where a function loaded by tf.saved_model.load is defined
+# A loaded function has no Python code of its own: what its traces accept was fixed when
+# the program that exported it saved it, so that is where an argument's fix is made.
+_EXPORT_TIME_KINDS = frozenset({"shape", "dtype", "python-value", "structure", "new-argument"})
+_EXPORT_TIME_NOTE = (
+    " This function was loaded from a SavedModel: it keeps the input_signature it was "
+    "exported with, so make that change in the program that exports it (on the tf.function "
+    "before tf.saved_model.save), or call one of the SavedModel's signatures "
+    "(loaded.signatures[...]), which never trace."
+)
 
 
 class _Watch:
@@ -196,7 +206,10 @@ class _Watch:
 
     def _explain(self, trace: _Trace, number: int) -> RetraceReason:
         history = [earlier.description for earlier in self.traces if earlier.description]
-        return comparison.explain(self.name, number, history, trace.description, compare=_changes)
+        reason = comparison.explain(self.name, number, history, trace.description, compare=_changes)
+        if self.where == RESTORED and reason.kind in _EXPORT_TIME_KINDS:
+            reason = dataclasses.replace(reason, message=reason.message + _EXPORT_TIME_NOTE)
+        return reason
 
     def _explain_new_function(self, number: int) -> RetraceReason:
         created = self.stats.created
@@ -580,7 +593,7 @@ def _watched_restored_copy(parts: dict) -> WatchedFunction:
     body = parts["python_function"]  # TensorFlow's, shared by every loaded function
     # Its code is shared by every loaded function, so each gets its own key: loading
     # two models is not the same function made twice.
-    watch = _Watch(parts["saved_name"] or display_name(body), "a SavedModel", object())
+    watch = _Watch(parts["saved_name"] or display_name(body), RESTORED, object())
     watched = _WatchedRestoredFunction(
         _trace_hook(body, watch),
         parts["name"],
