@@ -5,7 +5,7 @@ SITE_DIR ?= site
 # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: help env serve build test lint bench bench-quick matrix clean
+.PHONY: help env serve build test test-page lint bench bench-quick matrix clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -25,6 +25,17 @@ test: env  ## run the whole test suite (executes every code block on the site)
 	@echo ">> running the test suite"
 	$(PY) -m pytest
 
+# The checks about one page: its blocks run as a reader would with their shown output, its
+# continuation labels and verified-versions note, the guide's lint expectations, and the
+# built site's links. PAGE is a path from the repository root.
+PAGE_TESTS := tests/test_docs_blocks.py tests/test_docs_continuations.py \
+	tests/test_hooks_verified_versions.py \
+	tests/test_retracing_lint.py::test_the_guide_examples_give_exactly_the_known_findings \
+	tests/test_site_links.py::test_the_built_site_has_no_broken_internal_link_or_anchor
+test-page: env  ## check one page (make test-page PAGE=docs/guide/causes.md) in under a minute
+	@test -n "$(PAGE)" || { echo "usage: make test-page PAGE=docs/guide/causes.md" >&2; exit 2; }
+	$(PY) -m pytest --page "$(PAGE)" $(PAGE_TESTS)
+
 # Lint needs ruff only: its own environment with the locked ruff, without TensorFlow.
 LINT_ENV := .tools/lint
 lint:  ## ruff over the Python code (installs ruff only, not TensorFlow)
@@ -40,7 +51,7 @@ bench-quick: env  ## a short benchmark run (few repetitions), to try a change
 
 # MATRIX_ARGS passes options through, e.g. MATRIX_ARGS="--only tf2.16 --jobs 2".
 matrix: env  ## run every page and the package tests on each TensorFlow of the version matrix
-	$(PY) -m tests.matrix run $(MATRIX_ARGS)
+	$(PY) -m verification.matrix run $(MATRIX_ARGS)
 
 clean:  ## remove the built site and the environments
 	rm -rf site .venv .tools .pytest_cache

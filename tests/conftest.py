@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.background import BackgroundJob, stop_all
-from tests.harness.codeblocks import ROOT, documented_pages
-from tests.harness.processes import build_command, build_environment, run_page_in_subprocess
-from tests.harness.reader_pages import results_file
+from verification.harness.background import BackgroundJob, stop_all
+from verification.harness.codeblocks import ROOT, documented_pages, relative_name
+from verification.harness.processes import build_command, build_environment, run_page_in_subprocess
+from verification.harness.reader_pages import results_file
 
 MKDOCS_WARNING = re.compile(r"^WARNING\s+-\s")
 PAGE_TIMEOUT_SECONDS = 900
@@ -26,15 +26,40 @@ SITE_BUILD_TIMEOUT_SECONDS = 900
 SHARED_FOLDER_VARIABLE = "TF_RETRACING_TEST_SHARED"
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--page",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="check only this page (docs/guide/causes.md, README.md): its blocks, shown "
+        "output and labels run; other pages' parametrized tests are deselected",
+    )
+
+
+def _chosen_pages(config) -> list[Path]:
+    """The pages given with --page (checked to exist), or every page of the site."""
+    chosen = [(ROOT / name).resolve() for name in config.getoption("page")]
+    known = documented_pages()
+    unknown = [str(page) for page in chosen if page not in known]
+    if unknown:
+        raise pytest.UsageError(f"--page: not a page of the site: {', '.join(unknown)}")
+    return chosen or known
+
+
 def pytest_configure(config):
     """The session's main process makes the folder its workers share (pytest-xdist starts
-    them after this, with this environment); without xdist it is the only process."""
+    them after this, with this environment); without xdist it is the only process. A
+    wrong --page stops the run here, before any worker starts."""
     if not hasattr(config, "workerinput"):
+        _chosen_pages(config)
         os.environ[SHARED_FOLDER_VARIABLE] = tempfile.mkdtemp(prefix="tf-retracing-tests-")
 
 
 def pytest_unconfigure(config):
     if not hasattr(config, "workerinput"):
+        if SHARED_FOLDER_VARIABLE not in os.environ:  # stopped in pytest_configure
+            return
         shared = Path(os.environ.pop(SHARED_FOLDER_VARIABLE))
         stop_all(shared)
         shutil.rmtree(shared, ignore_errors=True)
@@ -46,7 +71,7 @@ def shared_folder(name: str) -> Path:
 
 class PageRuns:
     """Every page of the site, run once each in a reader's environment (the locked
-    third-party packages and the wheel, no repository folder: tests.harness.reader_pages),
+    third-party packages and the wheel, no repository folder: verification.harness.reader_pages),
     by one background job that the first worker to need it starts.
 
     A page outside the site (a test's temporary page) runs in a plain fresh interpreter.
@@ -60,7 +85,7 @@ class PageRuns:
     @classmethod
     def shared(cls, pages: list[Path]) -> PageRuns:
         folder = shared_folder("reader-pages")
-        command = [sys.executable, "-m", "tests.harness.reader_pages", str(folder / "pages")]
+        command = [sys.executable, "-m", "verification.harness.reader_pages", str(folder / "pages")]
         return cls(pages, BackgroundJob(folder, command + [str(page) for page in pages], ROOT))
 
     def start(self) -> None:
@@ -87,8 +112,8 @@ class PageRuns:
 
 
 @pytest.fixture(scope="session")
-def page_runs():
-    return PageRuns.shared(documented_pages())
+def page_runs(request):
+    return PageRuns.shared(_chosen_pages(request.config))
 
 
 class SiteBuild:
@@ -142,9 +167,28 @@ def _start_slow_work_early(request):
         request.getfixturevalue("site_build").start()
 
 
-def pytest_collection_modifyitems(items):
-    """Run the tests that wait for background work (page runs, the site build) last, so
-    that the in-process tests run while the pages execute and the site builds."""
+def _about_another_page(item, chosen: list[Path]) -> bool:
+    """A test parametrized by a page (its id names ``docs/....md`` or ``README.md``) that
+    is not one of the chosen pages."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return False
+    named = {relative_name(page) for page in documented_pages()}
+    about = {
+        name for name in named if re.search(rf"(?<![\w/.]){re.escape(name)}(?![\w/])", callspec.id)
+    }
+    return bool(about) and not about & {relative_name(page) for page in chosen}
+
+
+def pytest_collection_modifyitems(config, items):
+    """With --page, drop the tests about other pages. Then run the tests that wait for
+    background work (page runs, the site build) last, so that the in-process tests run
+    while the pages execute and the site builds."""
+    if config.getoption("page"):
+        chosen = _chosen_pages(config)
+        dropped = [item for item in items if _about_another_page(item, chosen)]
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
 
     def waits_for(item) -> int:
         names = set(getattr(item, "fixturenames", ()))

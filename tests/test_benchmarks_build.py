@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from tests.harness.codeblocks import ROOT
-from tests.harness.processes import build_site, copy_site_sources
+from verification.harness.codeblocks import ROOT
+from verification.harness.processes import build_site, copy_site_sources
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks.cli import main
 from benchmarks.schema import load_results
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT
 
 
 @pytest.mark.parametrize(

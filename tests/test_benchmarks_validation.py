@@ -23,7 +23,7 @@ from benchmarks import render
 from benchmarks.claims import CLAIMS
 from benchmarks.scenarios import NAMES
 from benchmarks.schema import ResultsError, load_results
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT
 
 FIXTURE = Path(__file__).parent / "fixtures" / "benchmarks" / "cpu.json"
 HOOK = ROOT / "docs" / "hooks" / "benchmark_figures.py"

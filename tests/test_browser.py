@@ -19,7 +19,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
-from tests.harness.codeblocks import ROOT, site_url_path
+from verification.harness.codeblocks import ROOT, site_url_path
 
 BLOCKING_IMPACTS = {"serious", "critical"}
 

@@ -9,7 +9,7 @@ from mkdocs.utils.yaml import yaml_load
 from tf_retracing import CAUSES
 from tf_retracing.explainer_types import GUIDE_URL
 
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT
 
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 

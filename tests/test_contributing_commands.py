@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT, page_blocks
 
 COMMAND = re.compile(r"`((?:make [a-z-]+)|(?:\.venv/bin/python -m [\w.]+[^`]*))`")
 TEMPLATE = ROOT / ".github" / "pull_request_template.md"
@@ -28,3 +30,28 @@ def test_each_command_of_the_template_is_on_the_contributing_page(page):
     text = (ROOT / page).read_text(encoding="utf-8")
     missing = template - commands(text)
     assert not missing, f"{page} does not give {sorted(missing)} as the PR template does"
+
+
+def test_page_option_keeps_only_the_tests_about_that_page():
+    """``make test-page`` rests on ``--page``: the page-parametrized tests of other pages
+    are deselected, and every block of the chosen page stays."""
+    page = ROOT / "docs" / "guide" / "causes.md"
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "0", "--collect-only", "-q",
+         "--page", "docs/guide/causes.md", "tests/test_docs_blocks.py"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    ids = [line for line in listed if "::test_block[" in line]
+    assert len(ids) == len(page_blocks(page))
+    assert all("[docs/guide/causes.md::" in line for line in ids), ids
+
+
+def test_page_option_refuses_what_is_not_a_page():
+    refused = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "0", "--collect-only", "-q",
+         "--page", "docs/nowhere.md", "tests/test_docs_blocks.py"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert refused.returncode == 4, refused.stderr
+    assert "--page: not a page of the site:" in refused.stderr
+    assert "nowhere.md" in refused.stderr

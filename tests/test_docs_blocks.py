@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness.codeblocks import (
+from verification.harness.codeblocks import (
     HarnessError,
     documented_pages,
     output_mismatch,

@@ -12,7 +12,7 @@ import builtins
 
 import pytest
 
-from tests.harness.codeblocks import ROOT, documented_pages, page_blocks, relative_name
+from verification.harness.codeblocks import ROOT, documented_pages, page_blocks, relative_name
 
 CONTINUES_PREFIX = "Continues"
 

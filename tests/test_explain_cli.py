@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.preloaded_python import PreloadedPython
+from verification.harness.preloaded_python import PreloadedPython
 
 # Any folder but the test's own temporary one (the version matrix runs this file from a
 # copy outside the repository, so not the repository's root).
@@ -78,7 +78,7 @@ TF_LOG_PREFIXES = ("I0000", "W0000", "E0000", "WARNING: All log messages", "To e
 
 RUN_ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ""}
 # Most cases run in processes forked from one that has imported TensorFlow
-# (tests.harness.preloaded_python), which spares them a TensorFlow start each (~4.5 CPU-s).
+# (verification.harness.preloaded_python), which spares them a TensorFlow start each (~4.5 CPU-s).
 # These run in a new interpreter, as a reader's command does, and also forked, in a folder
 # of their own: both runs must end alike, which keeps the forked runs honest.
 IN_A_NEW_INTERPRETER = {"thread-outlives-main", "guard-raise"}

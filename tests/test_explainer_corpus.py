@@ -1,14 +1,15 @@
-"""The explainer on its corpus of real reports (tests/corpus): every case passes wrapped
-and whole-program, every fix runs, and the results file the page renders is this corpus's."""
+"""The explainer on its corpus of real reports (verification/explainer_corpus): every case
+passes wrapped and whole-program, every fix runs, and the results file the page renders is
+this corpus's."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.corpus.cases import all_cases
-from tests.corpus.results import read_results
-from tests.corpus.runner import run_case, run_environment
-from tests.harness.preloaded_python import PreloadedPython
+from verification.explainer_corpus.cases import all_cases
+from verification.explainer_corpus.results import read_results
+from verification.explainer_corpus.runner import run_case, run_environment
+from verification.harness.preloaded_python import PreloadedPython
 
 CASES = all_cases()
 # At least 40 (the issue); the corpus is not allowed to shrink below what it has.
@@ -42,7 +43,9 @@ def test_case(case, python):
 
 def test_the_page_renders_a_run_of_this_corpus():
     recorded = {case["id"]: case for case in read_results()["cases"]}
-    assert sorted(recorded) == sorted(case.id for case in CASES), "run python -m tests.corpus run"
+    assert sorted(recorded) == sorted(case.id for case in CASES), (
+        "run python -m verification.explainer_corpus run"
+    )
     for case in CASES:
         expected = sorted([list(entry) for entry in case.expect], key=str)
         assert recorded[case.id]["expect"] == expected, case.id

@@ -9,7 +9,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from tests.harness.codeblocks import ROOT, documented_pages
+from verification.harness.codeblocks import ROOT, documented_pages
 
 
 def _sha256(path: Path) -> str:

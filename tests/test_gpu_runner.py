@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT
 
 HOOK = ROOT / ".github" / "runner" / "job-started-hook.sh"
 ACCEPT = ROOT / ".ci" / "accept_gpu_results.py"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.codeblocks import (
+from verification.harness.codeblocks import (
     HarnessError,
     expand_includes,
     extract_python_blocks,
@@ -16,7 +16,7 @@ from tests.harness.codeblocks import (
     page_blocks,
     parse_fence,
 )
-from tests.harness.processes import run_page_in_subprocess
+from verification.harness.processes import run_page_in_subprocess
 
 TITLED_BLOCK = """# A page
 

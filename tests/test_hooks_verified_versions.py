@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from tests.harness.codeblocks import ROOT, documented_pages, page_blocks
+from verification.harness.codeblocks import ROOT, documented_pages, page_blocks
 
 
 def load_hook():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from tf_retracing.lint import RULES_BY_CODE
 
-from tests.lint_corpus.cases import LINT_CASES, all_cases
-from tests.lint_corpus.results import read_results, totals
-from tests.lint_corpus.runner import score_case
+from verification.lint_corpus.cases import LINT_CASES, all_cases
+from verification.lint_corpus.results import read_results, totals
+from verification.lint_corpus.runner import score_case
 
 MINIMUM_CASES = 40  # files reduced from distinct public reports
 MINIMUM_RECALL = 0.80

@@ -19,10 +19,10 @@ import pytest
 from mkdocs.exceptions import PluginError
 from packaging.requirements import Requirement
 
-from tests.harness.codeblocks import ROOT, DocBlock, page_blocks
-from tests.harness.processes import build_site, copy_site_sources
-from tests.matrix import render, runner
-from tests.matrix.entries import (
+from verification.harness.codeblocks import ROOT, DocBlock, page_blocks
+from verification.harness.processes import build_site, copy_site_sources
+from verification.matrix import render, runner
+from verification.matrix.entries import (
     ENTRIES,
     NIGHTLY,
     Entry,
@@ -30,7 +30,7 @@ from tests.matrix.entries import (
     declared_tensorflow,
     interpreter,
 )
-from tests.matrix.schema import (
+from verification.matrix.schema import (
     RESULTS_FILE,
     ResultsError,
     block_digest,
@@ -217,7 +217,7 @@ x = 3
 
 
 def blocks_of(markdown: str, page: str = "docs/page.md") -> list[DocBlock]:
-    from tests.harness.codeblocks import extract_python_blocks
+    from verification.harness.codeblocks import extract_python_blocks
 
     return extract_python_blocks(markdown, page)
 
@@ -355,7 +355,7 @@ def test_the_measured_range_sentence_names_where_every_block_held(doc):
 
 
 def test_a_page_an_entry_cannot_run_is_recorded_as_needing_and_never_counted(doc):
-    from tests.matrix.runner import page_not_run
+    from verification.matrix.runner import page_not_run
 
     page = "docs/install.md"
     blocks = doc["pages"][page]
@@ -386,7 +386,7 @@ def test_what_a_page_needs_must_be_text_and_no_other_field_is_accepted(doc):
 
 
 def test_the_keras_2_page_is_declared_to_need_tf_keras_which_one_entry_installs():
-    from tests.matrix.entries import PAGE_NEEDS
+    from verification.matrix.entries import PAGE_NEEDS
 
     assert PAGE_NEEDS == {"docs/guide/keras-2.md": "tf-keras"}
     assert (ROOT / "docs" / "guide" / "keras-2.md").is_file()

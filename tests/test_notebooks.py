@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.codeblocks import ROOT
-from tests.harness.processes import build_site, copy_site_sources
+from verification.harness.codeblocks import ROOT
+from verification.harness.processes import build_site, copy_site_sources
 
 NOTEBOOKS = sorted((ROOT / "docs" / "notebooks").glob("*.ipynb"))
 COLAB = "https://colab.research.google.com/github/tf-retracing-guide/tf-retracing-guide/blob/main/"

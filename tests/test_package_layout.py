@@ -66,3 +66,55 @@ def test_no_module_imports_a_name_from_the_package_init(path):
         if alias.name not in _submodules()
     ]
     assert upward == []
+
+
+# --- the tree's layering ----------------------------------------------------------------
+
+ROOT = PACKAGE.parents[1]
+# Who may import whom, top-level package by package: imports run downward only. The
+# package readers install imports nothing of the repository; the site's tooling (benchmarks,
+# verification, the MkDocs hooks) imports the package, the pages' snippets and the tooling
+# below it; tests import anything, and nothing imports tests.
+MAY_IMPORT = {
+    "snippets/tf_retracing": {"tf_retracing"},
+    "benchmarks": {"benchmarks", "tf_retracing", "snippets"},
+    "verification": {"verification", "benchmarks", "tf_retracing", "snippets"},
+    "docs/hooks": {"verification", "benchmarks", "tf_retracing", "snippets"},
+}
+REPOSITORY_PACKAGES = {"tf_retracing", "benchmarks", "verification", "tests", "snippets"}
+
+
+def _repository_imports(path: Path) -> set[str]:
+    """The repository's own top-level packages that ``path`` imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names & REPOSITORY_PACKAGES
+
+
+@pytest.mark.parametrize("folder", sorted(MAY_IMPORT))
+def test_imports_run_downward_and_nothing_outside_tests_imports_tests(folder):
+    wrong = {
+        path.relative_to(ROOT).as_posix(): sorted(imported - MAY_IMPORT[folder])
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if "cases" not in path.relative_to(ROOT / folder).parts  # users' programs, as written
+        for imported in [_repository_imports(path)]
+        if imported - MAY_IMPORT[folder]
+    }
+    assert wrong == {}
+
+
+def test_tests_hold_tests_only():
+    """tests/ has test modules, its conftest and fixture data: no package of tooling."""
+    folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir()} - {"__pycache__"}
+    assert folders == {"fixtures"}
+    helpers = [
+        p.name
+        for p in (ROOT / "tests").glob("*.py")
+        if p.name != "conftest.py" and not p.name.startswith("test_")
+    ]
+    assert helpers == []

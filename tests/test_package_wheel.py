@@ -7,7 +7,7 @@ import re
 import zipfile
 from email.parser import Parser
 
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT
 
 
 def _wheel(built_site):

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.codeblocks import ROOT
-from tests.matrix.entries import NIGHTLY, InterpreterNotFound, interpreter
+from verification.harness.codeblocks import ROOT
+from verification.matrix.entries import NIGHTLY, InterpreterNotFound, interpreter
 
 pytestmark = pytest.mark.slow
 

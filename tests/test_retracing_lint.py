@@ -17,8 +17,8 @@ from tf_retracing.lint import RULES, Config, LintInputError, lint_paths, lint_so
 from tf_retracing.lint.config import SITE_URL
 from tf_retracing.lint.engine import read_suppressions
 
-from tests.harness.codeblocks import ROOT, page_blocks
-from tests.harness.site_links import base_path_from_config
+from verification.harness.codeblocks import ROOT, page_blocks
+from verification.harness.site_links import base_path_from_config
 
 HEADER = "import keras\nimport numpy as np\nimport tensorflow as tf\n\n"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.codeblocks import ROOT, page_blocks, site_url_path
-from tests.harness.processes import build_site, copy_site_sources
+from verification.harness.codeblocks import ROOT, page_blocks, site_url_path
+from verification.harness.processes import build_site, copy_site_sources
 
 RENDERED_PYTHON_BLOCK = re.compile(r'<div class="language-python highlight"')
 MARKDOWN_PAGES = sorted((ROOT / "docs").rglob("*.md"))

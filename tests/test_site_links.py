@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.site_links import (
+from verification.harness.site_links import (
     base_path_from_config,
     broken_links,
     count_internal_links,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT
 
 SECTION = re.compile(r"^\s*# --8<-- \[start:([\w-]+)\]\s*$", re.M)
 INCLUDE = re.compile(r'--8<-- "([^":]+):([\w-]+)"')

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT
 
 GITHUB = ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
@@ -294,7 +294,7 @@ def test_matrix_workflow_runs_weekly_and_by_hand_only():
 
 
 def test_matrix_workflow_runs_every_declared_entry_as_a_hosted_job():
-    from tests.matrix.entries import ENTRIES
+    from verification.matrix.entries import ENTRIES
 
     run = load(MATRIX_WORKFLOW)["jobs"]["run"]
     assert run["runs-on"] == "ubuntu-24.04"
@@ -304,12 +304,12 @@ def test_matrix_workflow_runs_every_declared_entry_as_a_hosted_job():
     for entry in ENTRIES:  # each job runs exactly its own entry
         env = {"ENTRY": entry.id, "RUNNER_TEMP": "/tmp"}
         commands = [command(step["run"], env) for step in run["steps"] if "run" in step]
-        [matrix] = [c for c in commands if c[1:4] == ["-m", "tests.matrix", "run"]]
+        [matrix] = [c for c in commands if c[1:4] == ["-m", "verification.matrix", "run"]]
         assert matrix[matrix.index("--only") + 1] == entry.id
     workflow = load(MATRIX_WORKFLOW)
     merge = workflow["jobs"]["merge"]
     commands = [step.get("run", "") for step in merge["steps"]]
-    [merging] = [c for c in commands if "python -m tests.matrix merge" in c]
+    [merging] = [c for c in commands if "python -m verification.matrix merge" in c]
     out = command(merging.split("&&")[-1], workflow["env"])
     assert out[out.index("--out") + 1] == workflow["env"]["RESULTS_FILE"]
     assert any(runs_a_strict_build(c) for c in commands)
@@ -317,7 +317,7 @@ def test_matrix_workflow_runs_every_declared_entry_as_a_hosted_job():
 
 def test_only_the_propose_job_of_the_matrix_writes_and_it_runs_no_repository_code():
     workflow = load(MATRIX_WORKFLOW)
-    assert workflow["env"]["RESULTS_FILE"] == "tests/matrix/results.json"
+    assert workflow["env"]["RESULTS_FILE"] == "verification/matrix/results.json"
     jobs = workflow["jobs"]
     for name in ("run", "merge"):
         assert jobs[name]["permissions"] == {"contents": "read"}, name
@@ -335,7 +335,7 @@ def test_pull_request_checks_never_run_the_matrix():
         if path == MATRIX_WORKFLOW:
             continue
         text = path.read_text("utf-8")
-        assert "make matrix" not in text and "tests.matrix run" not in text, path.name
+        assert "make matrix" not in text and "verification.matrix run" not in text, path.name
 
 
 # --- Pages ----------------------------------------------------------------------------

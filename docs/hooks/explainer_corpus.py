@@ -1,14 +1,15 @@
-"""MkDocs hook: the explainer's scores on its corpus of real reports, rendered at build
-time from tests/corpus/results.json (written by ``python -m tests.corpus run``) where a
-page has ``<!-- explainer-corpus -->``. A missing or malformed file fails the build,
-naming the file and the field; the logic lives in ``tests.corpus.render``."""
+"""MkDocs hook: the explainer's scores on its corpus of real reports, rendered at build time
+from verification/explainer_corpus/results.json (written by ``python -m
+verification.explainer_corpus run``) where a page has ``<!-- explainer-corpus -->``. A
+missing or malformed file fails the build, naming the file and the field; the logic lives in
+``verification.explainer_corpus.render``."""
 
 from __future__ import annotations
 
 from mkdocs.exceptions import PluginError
 
-from tests.corpus import render
-from tests.corpus.results import ResultsError, read_results
+from verification.explainer_corpus import render
+from verification.explainer_corpus.results import ResultsError, read_results
 
 
 def on_page_markdown(markdown, page, config, **_):

@@ -1,14 +1,15 @@
 """MkDocs hook: the linter's recall, precision and speed, rendered at build time from
-tests/lint_corpus/results.json (written by ``python -m tests.lint_corpus run``) where a
-page has ``<!-- lint-corpus -->``. A missing or malformed file fails the build, naming the
-file and the field; the logic lives in ``tests.lint_corpus.render``."""
+verification/lint_corpus/results.json (written by ``python -m verification.lint_corpus
+run``) where a page has ``<!-- lint-corpus -->``. A missing or malformed file fails the
+build, naming the file and the field; the logic lives in
+``verification.lint_corpus.render``."""
 
 from __future__ import annotations
 
 from mkdocs.exceptions import PluginError
 
-from tests.lint_corpus import render
-from tests.lint_corpus.results import ResultsError, read_results
+from verification.lint_corpus import render
+from verification.lint_corpus.results import ResultsError, read_results
 
 
 def on_page_markdown(markdown, page, config, **_):

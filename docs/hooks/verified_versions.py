@@ -3,7 +3,7 @@
 The versions are read from the environment that builds the site, which is the same
 locked environment the tests execute every block in, so they are never typed by hand.
 The note also states where else the page's blocks were run, from the version matrix's
-results file (``tests/matrix/results.json``), with the range on which they all held.
+results file (``verification/matrix/results.json``), with the range on which they all held.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from tests.harness.codeblocks import HarnessError, page_blocks, snippets_config
-from tests.matrix import render
-from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
+from verification.harness.codeblocks import HarnessError, page_blocks, snippets_config
+from verification.matrix import render
+from verification.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
 _FENCE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _FIRST_HEADING = re.compile(r"^# .*$", re.MULTILINE)

@@ -1,9 +1,9 @@
-"""MkDocs hook: the version matrix, rendered at build time from tests/matrix/results.json.
+"""MkDocs hook: the version matrix, rendered at build time from verification/matrix/results.json.
 
 The file is loaded and checked in ``on_config``, before MkDocs writes anything, and a bad
 or partial file fails the build naming the file and the field. ``MATRIX_RESULTS`` names
 another file (the scheduled workflow builds with the file it has just produced). The logic
-lives in ``tests.matrix.render``; this file only wires it to MkDocs events.
+lives in ``verification.matrix.render``; this file only wires it to MkDocs events.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from tests.harness.codeblocks import HarnessError, page_blocks, snippets_config
-from tests.matrix import render
-from tests.matrix.entries import declared_tensorflow
-from tests.matrix.schema import RESULTS_FILE, ResultsError, read_document
+from verification.harness.codeblocks import HarnessError, page_blocks, snippets_config
+from verification.matrix import render
+from verification.matrix.entries import declared_tensorflow
+from verification.matrix.schema import RESULTS_FILE, ResultsError, read_document
 
 _loaded: dict[str, object] = {}
 

@@ -1,0 +1,362 @@
+"""The matrix results file: its schema, and loading and writing it.
+
+Every problem is reported as ``<file>: <field path>: <what is wrong>``. A file that is
+written is checked first and replaced atomically, so a failed write leaves the old file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import stat
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.files import write_json_whole
+from verification.matrix.entries import ID_PATTERN
+
+SCHEMA_VERSION = 1
+RESULTS_FILE = Path(__file__).parent / "results.json"
+BLOCK_STATUSES = ("passed", "differs", "failed", "not-applicable")
+
+
+class ResultsError(Exception):
+    """A results file that cannot be used; the message names the file and the field."""
+
+
+Check = Callable[[Any, str, list[str]], None]
+
+
+def _type(kind: type | tuple[type, ...], name: str) -> Check:
+    def check(value: Any, where: str, errors: list[str]) -> None:
+        # bool is an int to Python, never a number or a count to this file.
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            errors.append(f"{where}: expected {name}, found {json.dumps(value)[:60]}")
+
+    return check
+
+
+text = _type(str, "a string")
+flag = _type(bool, "true or false")
+
+
+def number(value: Any, where: str, errors: list[str]) -> None:
+    _type((int, float), "a number")(value, where, errors)
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if is_number and (not math.isfinite(value) or value < 0):
+        errors.append(f"{where}: expected a finite number >= 0, found {value}")
+
+
+def count(value: Any, where: str, errors: list[str]) -> None:
+    _type(int, "a whole number")(value, where, errors)
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        errors.append(f"{where}: expected a whole number >= 0, found {value}")
+
+
+def optional(check: Check) -> Check:
+    def inner(value: Any, where: str, errors: list[str]) -> None:
+        if value is not None:
+            check(value, where, errors)
+
+    return inner
+
+
+def one_of(*allowed: str) -> Check:
+    def check(value: Any, where: str, errors: list[str]) -> None:
+        if value not in allowed:
+            errors.append(f"{where}: expected one of {', '.join(allowed)}, found {value!r}")
+
+    return check
+
+
+def identifier(value: Any, where: str, errors: list[str]) -> None:
+    if not isinstance(value, str) or not ID_PATTERN.match(value):
+        errors.append(f"{where}: expected an identifier ([a-z0-9.+-]), found {value!r}")
+
+
+def list_of(check: Check) -> Check:
+    def inner(value: Any, where: str, errors: list[str]) -> None:
+        if not isinstance(value, list):
+            errors.append(f"{where}: expected a list")
+            return
+        for index, item in enumerate(value):
+            check(item, f"{where}[{index}]", errors)
+
+    return inner
+
+
+def mapping_of(check: Check) -> Check:
+    def inner(value: Any, where: str, errors: list[str]) -> None:
+        if not isinstance(value, dict):
+            errors.append(f"{where}: expected an object")
+            return
+        for key, item in value.items():
+            check(item, f"{where}.{key}", errors)
+
+    return inner
+
+
+def fields(spec: Mapping[str, Check], optional: Mapping[str, Check] | None = None) -> Check:
+    optional = optional or {}
+
+    def inner(value: Any, where: str, errors: list[str]) -> None:
+        if not isinstance(value, dict):
+            errors.append(f"{where}: expected an object")
+            return
+        for key, check in spec.items():
+            if key not in value:
+                errors.append(f"{where}.{key}: missing field")
+            else:
+                check(value[key], f"{where}.{key}", errors)
+        for key, check in optional.items():
+            if key in value:
+                check(value[key], f"{where}.{key}", errors)
+        for key in value.keys() - spec.keys() - optional.keys():
+            errors.append(f"{where}.{key}: unknown field")
+
+    return inner
+
+
+BLOCK = fields({"status": one_of(*BLOCK_STATUSES), "output": text, "error": text})
+# "needs": the distribution the page requires and the entry does not install; the page
+# was not run there (verification/matrix/entries.py: PAGE_NEEDS).
+PAGE_RESULT = fields({"error": text, "blocks": list_of(BLOCK)}, optional={"needs": text})
+PROVENANCE = fields({"date": text, "commit": text, "command": text, "machine": text, "uv": text})
+VERSIONS = fields(
+    {
+        "python": text,
+        "tensorflow": text,
+        "keras": optional(text),
+        "numpy": optional(text),
+        "tf_keras": optional(text),
+        "tf_retracing": optional(text),
+    }
+)
+PACKAGE = fields(
+    {
+        "import": fields(
+            {
+                "status": one_of("ok", "failed"),
+                "error": text,
+                "explainer_unavailable": optional(text),
+                "warnings": list_of(text),
+            }
+        ),
+        "tests": fields(
+            {
+                "status": one_of("passed", "failed", "not-run"),
+                "passed": count,
+                "failed": count,
+                "skipped": count,
+                "failures": list_of(fields({"test": text, "message": text})),
+                "seconds": number,
+            }
+        ),
+    }
+)
+ENVIRONMENT = fields(
+    {"status": one_of("ok", "failed"), "message": text, "cached": flag, "seconds": number}
+)
+ENTRY_COMMON = {
+    "id": identifier,
+    "label": text,
+    "requirements": list_of(text),
+    "env": mapping_of(text),
+    "provenance": PROVENANCE,
+    "declared_support": flag,
+    "environment": ENVIRONMENT,
+    "pages": mapping_of(PAGE_RESULT),
+    "seconds": number,
+}
+ENTRY_OK = fields(
+    {**ENTRY_COMMON, "versions": VERSIONS, "installed": list_of(text), "package": PACKAGE}
+)
+ENTRY_FAILED = fields(
+    {**ENTRY_COMMON, "versions": optional(VERSIONS), "package": optional(PACKAGE)}
+)
+DOCUMENT = {
+    "schema_version": count,
+    "complete": flag,
+    "declared_entries": list_of(identifier),
+    "pages": mapping_of(list_of(fields({"sha256": text}))),
+    "entries": _type(list, "a list"),
+}
+
+
+def validate(data: Any, require_complete: bool = False) -> list[str]:
+    """Every problem of a results document, each as ``<field path>: <problem>``."""
+    if not isinstance(data, dict):
+        return ["(top level): expected an object"]
+    if data.get("schema_version") != SCHEMA_VERSION:
+        return [f"schema_version: expected {SCHEMA_VERSION}, found {data.get('schema_version')!r}"]
+    errors: list[str] = []
+    fields(DOCUMENT)(data, "", errors)
+    errors = [e.removeprefix(".") for e in errors]
+    if errors:
+        return errors
+    seen: set[str] = set()
+    for index, entry in enumerate(data["entries"]):
+        where = f"entries[{index}]"
+        ok = isinstance(entry, dict) and entry.get("environment", {}).get("status") == "ok"
+        before = len(errors)
+        (ENTRY_OK if ok else ENTRY_FAILED)(entry, where, errors)
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            seen.add(entry["id"])
+        if len(errors) > before:
+            continue
+        if (
+            list(data["entries"]).count(entry) > 1
+            or [e.get("id") for e in data["entries"] if isinstance(e, dict)].count(entry["id"]) > 1
+        ):
+            errors.append(f"{where}.id: {entry['id']!r} appears twice")
+        if entry["id"] not in data["declared_entries"]:
+            errors.append(f"{where}.id: {entry['id']!r} is not in declared_entries")
+        if ok:
+            errors.extend(_pages_agree(entry["pages"], data["pages"], f"{where}.pages"))
+        elif entry["pages"]:
+            errors.append(f"{where}.pages: an entry without an environment ran no page")
+    missing = [i for i in data["declared_entries"] if i not in seen]
+    if data["complete"] and missing:
+        errors.append(f"complete: true, but entries {', '.join(missing)} are missing")
+    if require_complete and not data["complete"]:
+        errors.append(
+            "complete: false: a partial run"
+            + (f" (missing {', '.join(missing)})" if missing else "")
+            + "; run every entry before publishing"
+        )
+    return errors
+
+
+def _pages_agree(ran: dict, pages: dict, where: str) -> list[str]:
+    errors = []
+    for name in pages.keys() - ran.keys():
+        errors.append(f"{where}.{name}: missing page")
+    for name in ran.keys() - pages.keys():
+        errors.append(f"{where}.{name}: page not in the document's pages")
+    for name in ran.keys() & pages.keys():
+        if len(ran[name]["blocks"]) != len(pages[name]):
+            errors.append(
+                f"{where}.{name}.blocks: {len(ran[name]['blocks'])} results for "
+                f"{len(pages[name])} blocks"
+            )
+    return errors
+
+
+MAX_FILE_BYTES = 64 * 1024 * 1024  # the real file is well under 1 MB
+MAX_INTEGER_DIGITS = 30  # counts and seconds; Python refuses to parse past 4300 digits
+
+
+def read_document(path: Path, require_complete: bool = False) -> dict:
+    """Load and check a results file, or raise ``ResultsError`` naming file and field."""
+    raw = _read_text(path)
+    if not raw.strip():
+        raise ResultsError(f"{path}: the file is empty")
+    try:
+        data = json.loads(raw, object_pairs_hook=_unique_keys, parse_int=_short_integer)
+    except json.JSONDecodeError as error:
+        raise ResultsError(
+            f"{path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        ) from error
+    except ValueError as error:  # a repeated key or an over-long integer, named below
+        raise ResultsError(f"{path}: {error}") from error
+    except RecursionError as error:
+        raise ResultsError(f"{path}: arrays or objects nested too deep to read") from error
+    errors = validate(data, require_complete)
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ResultsError(f"{path}: {errors[0]}{more}")
+    return data
+
+
+def _read_text(path: Path) -> str:
+    """The file's text; a FIFO, device or folder is refused without blocking on it."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as error:
+        raise ResultsError(f"{path}: cannot be read ({error.strerror})") from error
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise ResultsError(f"{path}: not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ResultsError(f"{path}: {info.st_size} bytes, more than {MAX_FILE_BYTES}")
+        with os.fdopen(os.dup(descriptor), "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ResultsError(f"{path}: not UTF-8 (byte {error.start}: {error.reason})") from error
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    repeated = sorted(key for key, times in Counter(key for key, _ in pairs).items() if times > 1)
+    if repeated:  # json would silently keep the last
+        raise ValueError(f"the key {json.dumps(repeated[0])} is given twice in one object")
+    return dict(pairs)
+
+
+def _short_integer(literal: str) -> int:
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise ValueError(f"an integer of {digits} digits (at most {MAX_INTEGER_DIGITS})")
+    return int(literal)
+
+
+def block_digest(code: str, expected_output: str | None) -> str:
+    """Identifies a block's code and shown output, to tell whether results are for it."""
+    return hashlib.sha256(f"{code}\0{expected_output or ''}".encode()).hexdigest()[:16]
+
+
+def document(entries: Sequence[dict], pages: Mapping[str, Sequence], declared: Iterable) -> dict:
+    """A results document for ``entries`` run on ``pages`` (name -> DocBlocks)."""
+    declared_ids = [e.id for e in declared]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "complete": all(i in {e["id"] for e in entries} for i in declared_ids),
+        "declared_entries": declared_ids,
+        "pages": {
+            name: [{"sha256": block_digest(b.code, b.expected_output)} for b in blocks]
+            for name, blocks in pages.items()
+        },
+        "entries": list(entries),
+    }
+
+
+def write_document(path: Path, data: dict) -> None:
+    errors = validate(data)
+    if errors:
+        raise ResultsError(f"{path}: refusing to write: {errors[0]}")
+    write_json_whole(path, data)
+
+
+def merge_documents(parts: Sequence[tuple[Path, dict]], declared: Iterable) -> dict:
+    """One document from the files of several runs of the same pages (one job per entry)."""
+    declared_ids = [e.id for e in declared]
+    if not parts:
+        raise ResultsError("no results files to merge")
+    pages = parts[0][1]["pages"]
+    entries: dict[str, dict] = {}
+    for path, part in parts:
+        if part["pages"] != pages:
+            raise ResultsError(f"{path}: pages: not the pages of {parts[0][0]}")
+        for entry in part["entries"]:
+            if entry["id"] in entries:
+                raise ResultsError(f"{path}: entries: {entry['id']!r} is in two files")
+            entries[entry["id"]] = entry
+    ordered = [entries[i] for i in declared_ids if i in entries]
+    unknown = sorted(entries.keys() - set(declared_ids))
+    if unknown:
+        raise ResultsError(f"entries: {', '.join(unknown)} are not declared")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "complete": len(ordered) == len(declared_ids),
+        "declared_entries": declared_ids,
+        "pages": pages,
+        "entries": ordered,
+    }
