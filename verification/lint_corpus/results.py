@@ -4,22 +4,24 @@ records, written whole, read and checked for the Lint page."""
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import platform
 from pathlib import Path
 
-from benchmarks.files import write_json_whole
 from benchmarks.provenance import cpu_model, git_commit
+from verification.corpus_results import (
+    ResultsError,
+    check_records,
+    read_checked,
+    write_checked,
+)
+
+__all__ = ["ResultsError", "read_results", "totals", "write_results"]
 
 RESULTS_FILE = Path(__file__).resolve().parent / "results.json"
 SCHEMA_VERSION = 1
 _CASE_FIELDS = ("id", "path", "source", "summary", "hazards", "missed", "false_findings")
 _REPOSITORY_FIELDS = ("name", "commit", "files", "unparsable", "seconds", "findings")
-
-
-class ResultsError(Exception):
-    """A results file that cannot be rendered, named with the field."""
 
 
 def provenance(package_path: str | None, seconds: float) -> dict:
@@ -72,32 +74,16 @@ def write_results(path: Path, provenance_: dict, cases, repositories, speed) -> 
         "repositories": repositories,
         "speed": speed,
     }
-    check(data, path)
-    write_json_whole(path, data)
+    write_checked(path, data, check)
 
 
 def read_results(path: Path = RESULTS_FILE) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ResultsError(f"{path}: {error}") from error
-    check(data, path)
-    return data
+    return read_checked(path, check)
 
 
 def check(data, path: Path) -> None:
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        raise ResultsError(f"{path}: schema_version must be {SCHEMA_VERSION}")
-    if not isinstance(data.get("provenance"), dict):
-        raise ResultsError(f"{path}: provenance must be an object")
-    for key, fields in (("cases", _CASE_FIELDS), ("repositories", _REPOSITORY_FIELDS)):
-        records = data.get(key)
-        if not isinstance(records, list) or not records:
-            raise ResultsError(f"{path}: {key} must be a non-empty list")
-        for index, record in enumerate(records):
-            missing = [f for f in fields if not isinstance(record, dict) or f not in record]
-            if missing:
-                raise ResultsError(f"{path}: {key}[{index}] lacks {missing[0]!r}")
+    records = {"cases": _CASE_FIELDS, "repositories": _REPOSITORY_FIELDS}
+    check_records(data, path, SCHEMA_VERSION, records)
     speed = data.get("speed")
     if not isinstance(speed, dict) or len(speed.get("modules", [])) != 2:
         raise ResultsError(f"{path}: speed must give two generated modules")

@@ -1,0 +1,31 @@
+"""MkDocs hook: the explainer's and the linter's scores on their corpora, rendered at build
+time where a page has ``<!-- explainer-corpus -->`` (Diagnosing) or ``<!-- lint-corpus -->``
+(Lint) from the results files ``python -m verification.explainer_corpus run`` and
+``python -m verification.lint_corpus run`` write. A missing or malformed file fails the
+build, naming the file and the field; the logic lives in ``verification``."""
+
+from __future__ import annotations
+
+from mkdocs.exceptions import PluginError
+
+from verification.corpus_results import ResultsError, render_on_page
+from verification.explainer_corpus import render as explainer_render
+from verification.explainer_corpus.results import read_results as explainer_results
+from verification.lint_corpus import render as lint_render
+from verification.lint_corpus.results import read_results as lint_results
+
+CORPORA = (
+    ("explainer corpus", explainer_render, explainer_results),
+    ("linter corpus", lint_render, lint_results),
+)
+
+
+def on_page_markdown(markdown, page, config, **_):
+    for label, render, read in CORPORA:
+        try:
+            markdown = render_on_page(
+                markdown, render.MARKER, read, render.replace_marker, label, config["repo_url"]
+            )
+        except ResultsError as error:
+            raise PluginError(str(error)) from error
+    return markdown

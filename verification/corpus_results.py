@@ -1,0 +1,65 @@
+"""What the two corpora's results files share: written whole (never half), read back and
+checked before a page renders them, a bad file named with the field that is wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks.files import write_json_whole
+
+
+class ResultsError(Exception):
+    """A results file that cannot be rendered, named with the field."""
+
+
+def check_records(data, path: Path, schema_version: int, records: dict[str, tuple]) -> None:
+    """The header (schema version, provenance) and, for each list in ``records``, that it
+    is a non-empty list of objects each with the fields given for it."""
+    if not isinstance(data, dict) or data.get("schema_version") != schema_version:
+        raise ResultsError(f"{path}: schema_version must be {schema_version}")
+    if not isinstance(data.get("provenance"), dict):
+        raise ResultsError(f"{path}: provenance must be an object")
+    for key, fields in records.items():
+        items = data.get(key)
+        if not isinstance(items, list) or not items:
+            raise ResultsError(f"{path}: {key} must be a non-empty list")
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise ResultsError(f"{path}: {key}[{index}] must be an object")
+            missing = [field for field in fields if field not in item]
+            if missing:
+                named = f" ({item['id']})" if "id" in item else ""
+                raise ResultsError(f"{path}: {key}[{index}]{named} lacks {missing[0]!r}")
+
+
+def write_checked(path: Path, data: dict, check) -> None:
+    check(data, path)
+    write_json_whole(path, data)
+
+
+def read_checked(path: Path, check) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ResultsError(f"{path}: {error}") from error
+    check(data, path)
+    return data
+
+
+def render_on_page(markdown: str, marker: str, read, replace_marker, label: str, repo_url: str):
+    """``markdown`` with a corpus's ``marker`` replaced by its rendered results (``read()``
+    then ``replace_marker(markdown, data, source_link)``); a bad results file raises
+    ``ResultsError`` prefixed with ``label``. Pages without the marker are returned as is."""
+    if marker not in markdown:
+        return markdown
+    try:
+        data = read()
+    except ResultsError as error:
+        raise ResultsError(f"{label} results: {error}") from error
+    repository = repo_url.rstrip("/")
+
+    def source_link(path: str) -> str:
+        return f"{repository}/blob/main/{path}"
+
+    return replace_marker(markdown, data, source_link)
