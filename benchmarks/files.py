@@ -1,10 +1,12 @@
-"""The one writer of the results files the site renders (benchmarks, version matrix, the
-explainer's and the linter's corpora): each is written whole or not at all."""
+"""The one writer and the one safe reader of the results files the site renders
+(benchmarks, version matrix, the explainer's and the linter's corpora): each is written
+whole or not at all, and read without blocking on what is not a regular file."""
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -30,3 +32,37 @@ def _default_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+class UnreadableFile(Exception):
+    """A results file that cannot be read as text; the message names the file."""
+
+
+def read_results_text(path: Path, max_bytes: int) -> str:
+    """The text of the results file at ``path``. A FIFO, device or folder is refused
+    without blocking on it, as is a file over ``max_bytes``, an empty one or one not UTF-8."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as error:
+        raise UnreadableFile(f"{path}: cannot be read ({error.strerror})") from error
+    try:
+        info = os.fstat(descriptor)  # before fdopen, which refuses a folder with its own error
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"{path}: not a regular file; a results file must be one")
+        if info.st_size > max_bytes:
+            raise UnreadableFile(
+                f"{path}: {info.st_size} bytes; a results file has at most {max_bytes}"
+            )
+        with os.fdopen(os.dup(descriptor), "rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    finally:
+        os.close(descriptor)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UnreadableFile(
+            f"{path}: not UTF-8 text (byte {error.start}: {error.reason})"
+        ) from error
+    if not text.strip():
+        raise UnreadableFile(f"{path}: the file is empty")
+    return text

@@ -15,7 +15,6 @@ import itertools
 import json
 import math
 import os
-import stat
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.claims import variants_claims_use
-from benchmarks.files import write_json_whole
+from benchmarks.files import UnreadableFile, read_results_text, write_json_whole
 from benchmarks.scenarios import NAMES, SCENARIOS
 from benchmarks.scenarios.base import COLD, STEADY
 
@@ -448,33 +447,11 @@ def validate(data: Any) -> list[str]:
 # --- files ------------------------------------------------------------------------------
 
 
-def _read_regular_file(path: Path) -> bytes:
-    """The file's bytes; a FIFO, device or folder is refused without blocking on it."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as error:
-        raise ResultsError(f"{path}: cannot read: {error.strerror}") from error
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise ResultsError(f"{path}: not a regular file; a results file must be one")
-        if info.st_size > MAX_BYTES:
-            raise ResultsError(
-                f"{path}: {info.st_size} bytes; a results file has at most {MAX_BYTES}"
-            )
-        return handle.read(MAX_BYTES + 1)
-
-
 def load_file(path: Path) -> ResultsFile:
-    raw_bytes = _read_regular_file(path)
     try:
-        raw = raw_bytes.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ResultsError(
-            f"{path}: not UTF-8 text (byte {error.start}: {error.reason})"
-        ) from error
-    if not raw.strip():
-        raise ResultsError(f"{path}: the file is empty")
+        raw = read_results_text(path, MAX_BYTES)
+    except UnreadableFile as error:
+        raise ResultsError(str(error)) from error
     try:
         data = parse(raw)
     except ValueError as error:

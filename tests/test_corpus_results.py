@@ -4,6 +4,7 @@ wrong, before a page renders it; a good one is written whole and read back."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -40,6 +41,13 @@ def test_a_bad_explainer_results_file_names_its_path_and_field(tmp_path, data, n
         explainer.read_results(path)
     assert str(error.value).startswith(f"{path}: ")
     assert named in str(error.value)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ResultsError, match="not a regular file"):
+        explainer.read_results(fifo)
 
 
 def test_a_case_missing_a_field_is_named_with_its_id(tmp_path):

@@ -85,7 +85,7 @@ def test_missing_file_empty_file_and_invalid_json(tmp_path):
 def test_files_that_json_or_python_would_choke_on_are_refused_by_name(tmp_path, doc):
     raw = json.dumps(doc)
     cases = {
-        "not UTF-8 (byte 1: invalid start byte)": b"{\xff}",
+        "not UTF-8 text (byte 1: invalid start byte)": b"{\xff}",
         'the key "complete" is given twice in one object': (
             raw[:-1] + ', "complete": false}'
         ).encode(),
@@ -104,8 +104,10 @@ def test_files_that_json_or_python_would_choke_on_are_refused_by_name(tmp_path, 
 def test_a_fifo_or_a_folder_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "results.json"
     os.mkfifo(fifo)
-    assert load_error(fifo) == f"{fifo}: not a regular file"  # returns: nothing blocks
-    assert load_error(tmp_path) == f"{tmp_path}: not a regular file"
+    assert (
+        load_error(fifo) == f"{fifo}: not a regular file; a results file must be one"
+    )  # returns: nothing blocks
+    assert load_error(tmp_path) == f"{tmp_path}: not a regular file; a results file must be one"
 
 
 def test_wrong_schema_version(tmp_path, doc):

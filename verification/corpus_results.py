@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.files import write_json_whole
+from benchmarks.files import UnreadableFile, read_results_text, write_json_whole
+
+MAX_BYTES = 20_000_000  # the explainer corpus's file is about 0.4 MB
 
 
 class ResultsError(Exception):
@@ -40,8 +42,10 @@ def write_checked(path: Path, data: dict, check) -> None:
 
 def read_checked(path: Path, check) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+        data = json.loads(read_results_text(path, MAX_BYTES))
+    except UnreadableFile as error:
+        raise ResultsError(str(error)) from error
+    except ValueError as error:
         raise ResultsError(f"{path}: {error}") from error
     check(data, path)
     return data

@@ -530,14 +530,7 @@ def _watched(function: PolymorphicFunction, said_by: str | None = None) -> Watch
 
 
 def _watch_in_place(function: PolymorphicFunction) -> WatchedFunction:
-    python_function = function.python_function
-    watch = _Watch(
-        display_name(python_function),
-        _where(python_function),
-        _code(function),
-        library=_library_of(python_function),
-    )
-    _note_instance(function, watch)
+    watch = _watch_of(function)
     _internals.watch_in_place(
         function, WatchedFunction, lambda body: _trace_hook(body, watch), _recording_cache()
     )
@@ -550,6 +543,17 @@ def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
     restored = _internals.restored_function_parts(function)
     if restored is not None:
         return _watched_restored_copy(restored)
+    watch = _watch_of(function)
+    watched = WatchedFunction(
+        _trace_hook(function.python_function, watch), **_internals.function_options(function)
+    )
+    _internals.copy_rendezvous(function, watched)
+    _start_watching(watched, watch)
+    return make_decorator(function.python_function, watched, decorator_name="tf.function")
+
+
+def _watch_of(function: PolymorphicFunction) -> _Watch:
+    """A new trace history for ``function``, named after its Python function."""
     python_function = function.python_function
     watch = _Watch(
         display_name(python_function),
@@ -558,12 +562,7 @@ def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
         library=_library_of(python_function),
     )
     _note_instance(function, watch)
-    watched = WatchedFunction(
-        _trace_hook(python_function, watch), **_internals.function_options(function)
-    )
-    _internals.copy_rendezvous(function, watched)
-    _start_watching(watched, watch)
-    return make_decorator(python_function, watched, decorator_name="tf.function")
+    return watch
 
 
 def _note_instance(function: PolymorphicFunction, watch: _Watch) -> None:

@@ -9,14 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.files import write_json_whole
+from benchmarks.files import UnreadableFile, read_results_text, write_json_whole
 from verification.matrix.entries import ID_PATTERN
 
 SCHEMA_VERSION = 1
@@ -252,9 +250,10 @@ MAX_INTEGER_DIGITS = 30  # counts and seconds; Python refuses to parse past 4300
 
 def read_document(path: Path, require_complete: bool = False) -> dict:
     """Load and check a results file, or raise ``ResultsError`` naming file and field."""
-    raw = _read_text(path)
-    if not raw.strip():
-        raise ResultsError(f"{path}: the file is empty")
+    try:
+        raw = read_results_text(path, MAX_FILE_BYTES)
+    except UnreadableFile as error:
+        raise ResultsError(str(error)) from error
     try:
         data = json.loads(raw, object_pairs_hook=_unique_keys, parse_int=_short_integer)
     except json.JSONDecodeError as error:
@@ -270,28 +269,6 @@ def read_document(path: Path, require_complete: bool = False) -> dict:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise ResultsError(f"{path}: {errors[0]}{more}")
     return data
-
-
-def _read_text(path: Path) -> str:
-    """The file's text; a FIFO, device or folder is refused without blocking on it."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as error:
-        raise ResultsError(f"{path}: cannot be read ({error.strerror})") from error
-    try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise ResultsError(f"{path}: not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise ResultsError(f"{path}: {info.st_size} bytes, more than {MAX_FILE_BYTES}")
-        with os.fdopen(os.dup(descriptor), "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
-    finally:
-        os.close(descriptor)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ResultsError(f"{path}: not UTF-8 (byte {error.start}: {error.reason})") from error
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
