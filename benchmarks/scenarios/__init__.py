@@ -1,36 +1,30 @@
-"""The registry of scenarios, in the order the CLI runs and the pages show them."""
+"""The registry of scenarios: every module here that defines ``SCENARIO`` (see
+``benchmarks.scenarios.base.Scenario``), found by discovery, in the order of their names,
+which is the order the CLI runs them and the pages list them. Adding a scenario is one
+module here, and a marker on the page that shows it."""
 
 from __future__ import annotations
 
-from benchmarks.scenarios import (
-    batch_size_stream,
-    changing_dtypes,
-    explainer_overhead,
-    function_in_loop,
-    loop_count,
-    predict_loop,
-    sequence_lengths,
-    serving_architectures,
-    trace_memory,
-    weight_cache,
-)
+import importlib
+import pkgutil
+
 from benchmarks.scenarios.base import Scenario
 
-SCENARIOS: dict[str, Scenario] = {
-    module.SCENARIO.name: module.SCENARIO
-    for module in (
-        predict_loop,
-        batch_size_stream,
-        loop_count,
-        function_in_loop,
-        changing_dtypes,
-        sequence_lengths,
-        weight_cache,
-        serving_architectures,
-        trace_memory,
-        explainer_overhead,
-    )
-}
+_SUPPORT_MODULES = {"base", "common"}  # what scenarios share; no scenario of their own
+
+
+def _discover() -> dict[str, Scenario]:
+    found = [
+        importlib.import_module(f"{__name__}.{module.name}").SCENARIO
+        for module in pkgutil.iter_modules(__path__)
+        if module.name not in _SUPPORT_MODULES
+    ]
+    names = [scenario.name for scenario in found]
+    assert len(set(names)) == len(names), f"two scenarios share a name: {sorted(names)}"
+    return {scenario.name: scenario for scenario in sorted(found, key=lambda s: s.name)}
+
+
+SCENARIOS: dict[str, Scenario] = _discover()
 
 # Every name a page may ask for, whether or not its scenario can run in this checkout.
 NAMES = tuple(SCENARIOS)
