@@ -3,14 +3,15 @@
 Do not serve with it. For each call it copies the served model's weights into a shared
 reference model, predicts through the reference's ``tf.function``, then copies the
 reference's previous weights back. ``docs/guide/serving-many-models.md`` measures what that
-costs and where it goes wrong; ``snippets/model_cache.py`` is the design to use instead.
+costs and where it goes wrong; ``tf_retracing.SharedGraphPredictor``
+(``snippets/tf_retracing/serving.py``) is the design to use instead.
 
 Its behaviour follows the article: the reference model is keyed on the model's kind and its
 input and output shapes only, the traced function has an ``input_signature`` with a
 ``None`` batch dimension and ``reduce_retracing=True``, the served model's weights are set
 before the ``try`` and the reference's previous weights are restored in ``finally``.
-Its latency, memory and wrong outputs are measured beside ``SharedGraphPredictor`` as
-``snippets/model_cache.py`` describes; ``count_wrong_outputs`` below does the counting.
+Its latency, memory and wrong outputs are measured beside ``SharedGraphPredictor`` (the
+``weight_cache`` benchmark scenario); ``count_wrong_outputs`` below does the counting.
 """
 
 # --8<-- [start:swap]

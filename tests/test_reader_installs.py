@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tf_retracing._site import SITE_URL
 
 from verification.harness.codeblocks import ROOT
 from verification.matrix.entries import NIGHTLY, InterpreterNotFound, interpreter
@@ -32,7 +33,6 @@ pytestmark = pytest.mark.slow
 
 UV = ROOT / ".tools" / "bin" / "uv"
 MAX_ADDED_BYTES = 5 * 1024 * 1024
-PUBLISHED_SITE_URL = "https://tf-retracing-guide.github.io/tf-retracing-guide/"
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,7 @@ def wheel_name(built_site) -> str:
 def test_the_install_page_shows_each_line_the_tests_run(built_site, wheel_name):
     page = (built_site / "install" / "index.html").read_text(encoding="utf-8")
     text = html.unescape(re.sub(r"<[^>]+>", "", page))  # highlighting splits code in spans
-    for reader, command in _install_lines(wheel_name, PUBLISHED_SITE_URL).items():
+    for reader, command in _install_lines(wheel_name, SITE_URL).items():
         assert f"{reader}." in text and command in text, reader
 
 
