@@ -62,6 +62,8 @@ def render_on_page(markdown: str, marker: str, read, replace_marker, label: str,
     except ResultsError as error:
         raise ResultsError(f"{label} results: {error}") from error
     repository = repo_url.rstrip("/")
+    # Each case's messages and summaries name every symptom: data, kept out of search.
+    markdown = markdown.replace(marker, f"<div data-search-exclude markdown>\n\n{marker}\n\n</div>")
 
     def source_link(path: str) -> str:
         return f"{repository}/blob/main/{path}"

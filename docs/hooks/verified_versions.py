@@ -67,6 +67,8 @@ def stamp(markdown: str, measured: str = "") -> str:
     heading = _FIRST_HEADING.search(markdown)
     at = heading.end() if heading else 0
     note = versions_note() + (f"    {measured}\n" if measured else "")
+    # Out of the search index: the same note on every page would match every query.
+    note = f"<div data-search-exclude markdown>\n\n{note}\n</div>\n"
     return f"{markdown[:at]}\n\n{note}\n{markdown[at:]}"
 
 

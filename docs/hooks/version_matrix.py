@@ -59,7 +59,7 @@ def on_page_markdown(markdown, page, config, **_):
             _blocks(Path(config["docs_dir"]) / src, name, config) if name in doc["pages"] else None
         )
         markdown = render.replace_markers(
-            markdown, src, doc, declared_tensorflow(), page_link, blocks
+            _out_of_search(markdown), src, doc, declared_tensorflow(), page_link, blocks
         )
         if blocks is not None:
             markdown = render.add_block_notes(
@@ -79,3 +79,11 @@ def reference() -> str:
     from importlib.metadata import version
 
     return f"TensorFlow {version('tensorflow')} with Keras {version('keras')}"
+
+
+def _out_of_search(markdown: str) -> str:
+    """The matrix's data tables wrapped so that Material's search leaves them out."""
+    for name in render.UNSEARCHED_MARKERS:
+        marker = f"<!-- version-matrix:{name} -->"
+        markdown = markdown.replace(marker, f"{render.SEARCH_EXCLUDED}\n\n{marker}\n\n</div>")
+    return markdown

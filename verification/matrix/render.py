@@ -25,6 +25,10 @@ from verification.matrix.schema import block_digest
 VERSIONS_PAGE = "versions.md"
 MARKER = re.compile(r"<!-- version-matrix:(?P<name>[a-z-]+) -->")
 EXPECTED_OUTPUT = "<!--pytest-codeblocks:expected-output-->"
+# Material leaves an element with this attribute out of its search index.
+SEARCH_EXCLUDED = "<div data-search-exclude markdown>"
+# The markers whose tables are data (every release's outputs), not answers to a search.
+UNSEARCHED_MARKERS = ("table", "details", "provenance")
 STATUS_WORDS = {"passed": "pass", "differs": "differ", "failed": "fail", "not-applicable": "n/a"}
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _LABELS = {entry.id: entry.label for entry in ENTRIES}
@@ -294,7 +298,8 @@ def add_block_notes(
         note = block_note(block_outcomes(doc, page, index), reference, versions_link)
         if note:
             at = spans[index - 1][1]
-            lines[at:at] = ["", *note.rstrip("\n").split("\n")]
+            # Older releases' outputs are evidence, not answers: kept out of the search index.
+            lines[at:at] = ["", SEARCH_EXCLUDED, "", *note.rstrip("\n").split("\n"), "", "</div>"]
     return "\n".join(lines)
 
 
