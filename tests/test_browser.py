@@ -18,6 +18,7 @@ from urllib.parse import urldefrag, urljoin, urlparse
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from verification.harness.codeblocks import ROOT, site_url_path
 
@@ -590,28 +591,56 @@ def test_home_and_warning_page_link_to_diagnosing(path, visit):
     assert urlparse(visit.page.url).path.endswith("/guide/diagnosing/")
 
 
-# Query -> the page its first result must be.
-RANKED_QUERIES = {
-    "input_signature": "/guide/input-signatures/",
-    "retrace_explainer": "/guide/diagnosing/",
-    "model_cache": "/guide/serving-many-models/",
-}
+# Symptom queries from real reports and the messages users paste, each with the page that
+# answers it (tests/fixtures/search/queries.toml); the answering page must come first for
+# at least SEARCH_GOAL of them, and the misses are named.
+SEARCH_QUERIES = Path(__file__).parent / "fixtures" / "search" / "queries.toml"
+SEARCH_GOAL = 0.9
+MIN_SEARCH_QUERIES = 40
 
 
-def test_search_ranks_the_right_page_first(visit, subtests):
+def search_queries() -> list[dict]:
+    import tomllib
+
+    queries = tomllib.loads(SEARCH_QUERIES.read_text(encoding="utf-8"))["query"]
+    for query in queries:
+        assert {"text", "page", "source"} <= query.keys(), query
+        assert query["source"].startswith("https://github.com/"), query
+    return queries
+
+
+def first_result(page: Page, query: str) -> str | None:
+    """The path of the first search result for ``query``, typed into the real search box."""
+    box = page.locator("input.md-search__input")
+    results = page.locator("li.md-search-result__item > a")
+    box.fill("")
+    results.first.wait_for(state="detached", timeout=15_000)
+    box.fill(query)
+    box.dispatch_event("keyup")  # the theme searches on the keys a reader types
+    try:
+        results.first.wait_for(timeout=15_000)
+    except PlaywrightTimeout:
+        return None
+    page.wait_for_timeout(300)  # results are replaced as the query completes
+    return urlparse(results.first.get_attribute("href")).path
+
+
+def test_search_puts_the_answering_page_first_for_symptom_queries(visit, built_site):
+    queries = search_queries()
+    assert len(queries) >= MIN_SEARCH_QUERIES
+    pages = {query["page"] for query in queries}
+    for path in pages:  # every expected page exists in the built site
+        assert (built_site / path.strip("/") / "index.html").is_file(), path
     visit.open("/")  # one page and one search index for every query
-    box = visit.page.locator("input.md-search__input")
-    results = visit.page.locator("li.md-search-result__item > a")
-    box.click()
-    for query, expected in RANKED_QUERIES.items():
-        with subtests.test(query):
-            box.fill("")
-            results.first.wait_for(state="detached", timeout=15_000)
-            box.press_sequentially(query)
-            results.first.wait_for(timeout=15_000)
-            visit.page.wait_for_timeout(300)  # results are replaced as the query completes
-            href = results.first.get_attribute("href")
-            assert urlparse(href).path.endswith(expected), f"{query!r}: first result is {href}"
+    visit.page.locator("input.md-search__input").click()
+    misses = []
+    for query in queries:
+        found = first_result(visit.page, query["text"])
+        if found is None or not found.endswith(query["page"]):
+            misses.append(f"{query['text']!r}: first is {found}, not {query['page']}")
+    top1 = 1 - len(misses) / len(queries)
+    print(f"search: answering page first for {top1:.0%} of {len(queries)} queries")
+    assert top1 >= SEARCH_GOAL, f"{top1:.0%} first; misses:\n" + "\n".join(misses)
 
 
 def test_search_index_holds_no_copy_button_text_or_start_up_log(built_site):
