@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -698,3 +699,80 @@ def test_a_file_that_is_not_a_notebook_is_one_error(tmp_path, content, message):
     assert [f.rule for f in result.findings] == ["TFL003"]
     (error,) = result.errors
     assert message in error.message
+
+
+# --- TFL010 against what tf.function does with each kind of class -----------------------
+
+KINDS_OF_CLASS = """
+import dataclasses
+import tensorflow as tf
+class Plain:
+    def __init__(self, v): self.v = v
+class Slots:
+    __slots__ = ("v",)
+    def __init__(self, v): self.v = v
+class SlotsWeakref:
+    __slots__ = ("v", "__weakref__")
+    def __init__(self, v): self.v = v
+class SlotsByValue:
+    __slots__ = ("v",)
+    def __init__(self, v): self.v = v
+    def __eq__(self, o): return self.v == o.v
+    def __hash__(self): return hash(self.v)
+class SlotsWeakrefByValue:
+    __slots__ = ("v", "__weakref__")
+    def __init__(self, v): self.v = v
+    def __eq__(self, o): return self.v == o.v
+    def __hash__(self): return hash(self.v)
+class HashNone:
+    __hash__ = None
+    def __init__(self, v): self.v = v
+@dataclasses.dataclass(eq=False)
+class NoEq:
+    v: float
+@dataclasses.dataclass(unsafe_hash=True)
+class UnsafeHash:
+    v: float
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    v: float
+@dataclasses.dataclass(frozen=True, slots=True)
+class FrozenSlots:
+    v: float
+@dataclasses.dataclass
+class Unhashable:
+    v: float
+"""
+CLASS_NAMES = re.findall(r"^class (\w+)", KINDS_OF_CLASS, re.MULTILINE)
+
+
+def test_tfl010_flags_exactly_the_classes_whose_new_instances_retrace():
+    """Each class in a loop that passes a new, equal instance per iteration: the rule's
+    findings are the classes whose loop makes a trace per object in TensorFlow."""
+    import tensorflow as tf
+
+    namespace: dict = {}
+    exec(KINDS_OF_CLASS, namespace)
+    retraces = set()
+    for name in CLASS_NAMES:
+        step = tf.function(lambda obj, x: x * 2.0)
+        try:
+            for _ in range(3):
+                step(namespace[name](1.0), tf.ones([2]))
+        except TypeError:  # refused, not traced per object
+            continue
+        if step.experimental_get_tracing_count() == 3:
+            retraces.add(name)
+    loop = "\n".join(
+        ["@tf.function", "def step(obj, x):", "    return x", "for _ in range(3):"]
+        + [f"    step({name}(1.0), 1.0)" for name in CLASS_NAMES]
+    )
+    flagged = {
+        re.search(r"a new (\w+) object", finding.message)[1]
+        for finding in lint_source(
+            KINDS_OF_CLASS + loop, config=Config(select=frozenset({"TFL010"}))
+        )
+    }
+    assert retraces == {"Plain", "Slots", "SlotsWeakref", "SlotsWeakrefByValue", "NoEq",
+                        "UnsafeHash", "Frozen"}  # fmt: skip
+    assert flagged == retraces

@@ -53,24 +53,53 @@ def _constructed_object(facts: ModuleFacts, node: ast.AST, ctx: Context) -> str 
 
 
 def _keyed_by_identity(facts: ModuleFacts, cls: ast.ClassDef) -> bool:
-    """A plain class of the file whose instances tf.function tells apart by identity."""
+    """A class of the file whose new instances each make a new trace. tf.function keys an
+    object of a hashable class through a weak reference: by identity, or by value while the
+    traced instance lives, so a new object per iteration retraces either way. Only a class
+    that compares by value and cannot be weakly referenced (``__slots__`` without
+    ``__weakref__``, a dataclass with ``slots=True``) is keyed by its value alone; an
+    unhashable one is refused with a TypeError (checked on TensorFlow 2.21)."""
     if any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases):
         return False  # a base class may define the tracing protocol
-    members = {m.name for m in cls.body if isinstance(m, FUNCTION)} | {
-        t.id
-        for m in cls.body
-        if isinstance(m, ast.Assign)
-        for t in m.targets
-        if isinstance(t, ast.Name)
-    }
-    if "__tf_tracing_type__" in members or "__slots__" in members:
+    members = _members(cls)
+    if "__tf_tracing_type__" in members:
         return False
-    if "__eq__" in members and "__hash__" not in members:
-        return False  # unhashable: tf.function refuses it with a TypeError instead
-    # a dataclass is unhashable (refused outright) or keyed on its value, unless frozen
-    # without slots
     options = _dataclass_options(facts, cls)
-    return options is None or bool(options.get("frozen") and not options.get("slots"))
+    by_value, hashable = _equality(members, options)
+    if not hashable:
+        return False  # refused with a TypeError instead of traced per object
+    return not by_value or _weakly_referenceable(members, options)
+
+
+def _members(cls: ast.ClassDef) -> dict[str, ast.AST]:
+    """The names the class body defines, with what it binds them to."""
+    members: dict[str, ast.AST] = {m.name: m for m in cls.body if isinstance(m, FUNCTION)}
+    for m in cls.body:
+        if isinstance(m, ast.Assign):
+            members.update((t.id, m.value) for t in m.targets if isinstance(t, ast.Name))
+    return members
+
+
+def _equality(members: dict[str, ast.AST], options: dict[str, bool] | None) -> tuple[bool, bool]:
+    """Whether instances compare by value, and whether they are hashable."""
+    hash_member = members.get("__hash__")
+    if isinstance(hash_member, ast.Constant) and hash_member.value is None:
+        return True, False  # __hash__ = None
+    if options is not None and "__eq__" not in members and hash_member is None:
+        eq, frozen = options.get("eq", True), options.get("frozen", False)
+        return eq, not eq or frozen or options.get("unsafe_hash", False)
+    by_value = "__eq__" in members
+    return by_value, hash_member is not None or not by_value
+
+
+def _weakly_referenceable(members: dict[str, ast.AST], options: dict[str, bool] | None) -> bool:
+    if options is not None and options.get("slots", False):
+        return options.get("weakref_slot", False)
+    slots = members.get("__slots__")
+    if slots is None:
+        return True
+    names = slots.elts if isinstance(slots, ast.Tuple | ast.List | ast.Set) else [slots]
+    return any(isinstance(n, ast.Constant) and n.value == "__weakref__" for n in names)
 
 
 def _dataclass_options(facts: ModuleFacts, cls: ast.ClassDef) -> dict[str, bool] | None:
@@ -94,6 +123,18 @@ RULE = Rule(
     found=(
         """
 class Settings:
+    def __init__(self, scale):
+        self.scale = scale
+@tf.function
+def apply(settings, x):
+    return x * settings.scale
+for _ in range(3):
+    apply(Settings(2.0), tf.ones([2]))
+""",
+        # __slots__ alone does not change the key: an object without __eq__ is its identity
+        """
+class Settings:
+    __slots__ = ("scale",)
     def __init__(self, scale):
         self.scale = scale
 @tf.function
@@ -149,6 +190,18 @@ def apply(settings, x):
     return x
 for _ in range(3):
     apply(Settings(), tf.ones([2]))
+""",
+        # compared by value and not weakly referenceable: keyed by its value alone
+        """
+import dataclasses
+@dataclasses.dataclass(frozen=True, slots=True)
+class Settings:
+    scale: float
+@tf.function
+def apply(settings, x):
+    return x * settings.scale
+for _ in range(3):
+    apply(Settings(2.0), tf.ones([2]))
 """,
         # the model and the optimizer are built once, before the loop
         """
