@@ -5,7 +5,7 @@ SITE_DIR ?= site
 # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: help env serve build test test-page lint bench bench-quick matrix clean
+.PHONY: help env docs-env serve build test test-page lint bench bench-quick matrix clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -13,12 +13,16 @@ help:  ## list the targets
 env:  ## create or update .venv from uv.lock (installs uv into .tools/ if needed)
 	@.ci/bootstrap
 
-serve: env  ## build the site strictly and serve it on http://127.0.0.1:8000
-	@echo ">> serving on http://127.0.0.1:8000 (Ctrl-C to stop)"
-	SITE_URL=http://127.0.0.1:8000/ $(PY) -m mkdocs serve --strict --dev-addr 127.0.0.1:8000
+# The site needs only the docs group; --inexact keeps what `make test` installed beside it.
+docs-env:  ## create or update .venv with what building the site needs (the docs group)
+	@.ci/bootstrap --no-default-groups --group docs --inexact
 
-build: env  ## build the static site into ./site with --strict
-	$(PY) -m mkdocs build --strict --site-dir $(SITE_DIR)
+serve: docs-env  ## build the site strictly and serve it on http://127.0.0.1:8000
+	@echo ">> serving on http://127.0.0.1:8000 (Ctrl-C to stop)"
+	@SITE_URL=http://127.0.0.1:8000/ $(PY) -m verification.site_build serve --dev-addr 127.0.0.1:8000
+
+build: docs-env  ## build the static site into ./site with --strict
+	@$(PY) -m verification.site_build build --site-dir $(SITE_DIR)
 
 test: env  ## run the whole test suite (executes every code block on the site)
 	@.ci/ensure-chromium

@@ -9,6 +9,7 @@ import pytest
 
 from verification.harness.codeblocks import ROOT, page_blocks, site_url_path
 from verification.harness.processes import build_site, copy_site_sources
+from verification.site_build import is_start_up_noise
 
 RENDERED_PYTHON_BLOCK = re.compile(r'<div class="language-python highlight"')
 MARKDOWN_PAGES = sorted((ROOT / "docs").rglob("*.md"))
@@ -72,3 +73,36 @@ def test_build_fails_on_include_of_missing_section(project_copy):
     )
     append_to_home(project_copy, '```python\n--8<-- "present.py:elsewhere"\n```')
     assert "elsewhere" in strict_build_errors(project_copy)
+
+
+# --- the quiet build: only the notebook kernels' start-up log is left out -----------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I0000 00:00:1795612959.051207   22177 port.cc:153] oneDNN custom operations are on.\n",
+        "I0000 00:00:1795612959.052151   22177 cudart_stub.cc:31] Could not find cuda drivers\n",
+        "E0000 00:00:1795612960.808711   22177 cuda_platform.cc:52] failed call to cuInit: X\n",
+        "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n",
+        "To enable the following instructions: AVX2 FMA, in other operations, rebuild\n",
+        "[IPKernelApp] WARNING | Kernel is running over TCP without encryption. All ...\n",
+    ],
+)
+def test_the_kernels_start_up_log_is_left_out(line):
+    assert is_start_up_noise(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "WARNING -  Doc file 'guide/a.md' contains a link to 'b.md', which is not found\n",
+        "ERROR   -  Error reading page 'guide/a.md'\n",
+        "E0000 00:00:1795612960.808711   22177 some_kernel.cc:12] an op failed: INTERNAL\n",
+        "W0000 00:00:1795612960.808711   22177 op_level_cost_estimator.cc:699] a warning\n",
+        "Traceback (most recent call last):\n",
+        "[IPKernelApp] ERROR | Exception in message handler\n",
+    ],
+)
+def test_every_other_line_reaches_the_terminal(line):
+    assert not is_start_up_noise(line)

@@ -1,0 +1,59 @@
+"""``python -m verification.site_build build|serve [mkdocs options]``: MkDocs with --strict,
+its output passed through except the start-up log of the kernels that execute the
+notebooks (TensorFlow's info lines and CUDA probe, absl's pre-init notice, ipykernel's
+transport warning), which TensorFlow 2.21 prints whatever TF_CPP_MIN_LOG_LEVEL says
+(the environment is left as it is, so that the notebooks run as in the tests).
+Every other line, warnings and errors included, reaches the terminal; the exit status is
+MkDocs's. A build that succeeds ends with one line saying where the site is."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+# Lines a notebook kernel prints as it starts, on every build, that say nothing about it.
+KERNEL_START_UP = re.compile(
+    r"^(?:I0000 \d\d:\d\d:\S+ +\d+ \S+\] "  # TensorFlow's info log (oneDNN, CUDA probe, CPU)
+    r"|E0000 \d\d:\d\d:\S+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit"
+    r"|WARNING: All log messages before absl::InitializeLog\(\) is called"
+    r"|To enable the following instructions: "  # the CPU-feature line's continuation
+    r"|\[IPKernelApp\] WARNING \| Kernel is running over TCP without encryption)"
+)
+
+
+def is_start_up_noise(line: str) -> bool:
+    return KERNEL_START_UP.match(line) is not None
+
+
+def command(action: str, options: list[str]) -> list[str]:
+    quiet = ["--quiet"] if action == "build" else []
+    return [sys.executable, "-m", "mkdocs", action, "--strict", *quiet, *options]
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("build", "serve"):
+        print(
+            "usage: python -m verification.site_build build|serve [mkdocs options]", file=sys.stderr
+        )
+        return 2
+    action, options = argv[0], argv[1:]
+    # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    started = time.monotonic()
+    with subprocess.Popen(
+        command(action, options), env=env, stderr=subprocess.PIPE, text=True, bufsize=1
+    ) as process:
+        for line in process.stderr:
+            if not is_start_up_noise(line):
+                sys.stderr.write(line)
+    if process.returncode == 0 and action == "build":
+        site = options[options.index("--site-dir") + 1] if "--site-dir" in options else "site"
+        print(f"built the site into {site}/ in {time.monotonic() - started:.0f} s")
+    return process.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
