@@ -4,6 +4,7 @@ no module imports a name back from the package's ``__init__`` (only submodules).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,18 @@ def test_tests_hold_tests_only():
         if p.name != "conftest.py" and not p.name.startswith("test_")
     ]
     assert helpers == []
+
+
+def test_every_public_name_is_on_the_api_reference_page():
+    """The reference page documents each name of ``tf_retracing.__all__`` (through
+    mkdocstrings, ``::: module.name``, or in its prose), so that none is left out."""
+    import tf_retracing
+
+    page = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    rendered = set(re.findall(r"^::: tf_retracing(?:\.\w+)*\.(\w+)$", page, re.MULTILINE))
+    missing = [
+        name
+        for name in tf_retracing.__all__
+        if name not in rendered and f"`tf_retracing.{name}`" not in page
+    ]
+    assert missing == []

@@ -6,8 +6,11 @@ from __future__ import annotations
 import sys
 
 USAGE = (
-    "usage: tf-retracing explain [--guard log|raise] [--warmup N] [--json PATH] [--] "
-    "script.py [args ...]\n       tf-retracing lint [PATH ...]\n       tf-retracing --version"
+    "usage: tf-retracing explain [--guard log|raise] [--warmup N] [--json PATH] [--html PATH]"
+    " [--] script.py|- [args ...]\n"
+    "       tf-retracing lint [options] [PATH ...]\n"
+    "       tf-retracing --version\n"
+    "Each command's own --help gives its options."
 )
 
 
