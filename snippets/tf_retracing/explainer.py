@@ -333,6 +333,11 @@ def guard_retracing(*functions, action: str = "raise", warmup: int = 0) -> Itera
     Warm up before the block, or let the first ``warmup`` traces of each function inside
     the block be its warm-up. The guard is process-wide: retraces in any thread count.
     The call that retraced keeps its new trace; with ``"log"`` it also returns its result.
+
+    Yields the guard. Raises ``ValueError`` for an ``action`` other than ``"raise"`` or
+    ``"log"`` or a negative ``warmup``, ``TypeError`` for a function that is not watched
+    (made by ``explain_retracing`` or in ``watch_every_tf_function``), and, from the call
+    that retraced, ``RetracingBudgetExceeded`` with its reason (``action="raise"``).
     """
     if action not in ("raise", "log"):
         raise ValueError(f"guard_retracing(): action must be 'raise' or 'log', got {action!r}")
@@ -399,6 +404,12 @@ def explain_retracing(fn=None, /, **tf_function_options):
     such as ``input_signature`` or ``reduce_retracing`` are passed to ``tf.function`` when
     ``fn`` is a plain function. Works as ``@explain_retracing`` and
     ``@explain_retracing(reduce_retracing=True)``.
+
+    A tf.function that has not traced yet is watched in place (it saves, loads and counts
+    traces as before); one that has is copied, with a ``WatchedCopyWarning``. Raises
+    ``TypeError`` for an option ``tf.function`` does not take, a ``ConcreteFunction`` (it
+    never retraces) or something not callable, and ``ValueError`` for options given with
+    an existing tf.function.
     """
     unknown = sorted(set(tf_function_options) - _TF_FUNCTION_OPTIONS)
     if unknown:
@@ -634,7 +645,10 @@ def tracing_budget(fn, max_traces: int) -> Iterator[None]:
     """Fail with RetracingBudgetExceeded if ``fn`` traces more than ``max_traces`` times.
 
     ``fn`` is a function from explain_retracing (the error then lists the reasons) or
-    any tf.function (the error then gives only the count).
+    any tf.function (the error then gives only the count). Raises ``TypeError`` for a
+    ``max_traces`` that is not an int or an ``fn`` that is not a tf.function,
+    ``ValueError`` for a negative one, and ``RetracingBudgetExceeded`` at the end of the
+    block when the budget was exceeded.
     """
     if isinstance(max_traces, bool) or not isinstance(max_traces, int):
         raise TypeError(f"tracing_budget(): max_traces must be an int, got {max_traces!r}")
@@ -680,7 +694,9 @@ def watch_every_tf_function() -> Iterator[list]:
     """Make ``tf.function`` return watched functions inside the block.
 
     Yields the list of watches, for ``report()``. Functions created before the block,
-    or through an alias of ``tf.function`` taken before it, are not watched.
+    or through an alias of ``tf.function`` taken before it, are not watched; functions
+    loaded with ``tf.saved_model.load`` inside it are. Raises ``RuntimeError`` if a block
+    is already active.
     """
     global _SESSION_ACTIVE
     if _SESSION_ACTIVE:
@@ -787,7 +803,8 @@ def summarise(watches: list) -> list[FunctionSummary]:
 
 
 def report_data(watches: list) -> dict:
-    """The report as plain, versioned, JSON-serialisable data."""
+    """The report as plain, versioned, JSON-serialisable data: a dict with
+    ``schema_version`` and one entry per function with its traces and reasons."""
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "functions": [

@@ -90,7 +90,15 @@ class SharedGraphPredictor:
         self._traces = [0]  # a list, so traced functions can count without holding self
 
     def predict(self, model: keras.Model, x: Any) -> Any:
-        """Return what ``model(x, training=False)`` returns."""
+        """Return what ``model(x, training=False)`` returns, computed in the graph shared
+        by the model's architecture (verified against ``model(x)`` on its first call for
+        each kind of input) or, where the graph cannot serve it, by the model's own traced
+        function, with one ``ServingFallbackWarning`` per model.
+
+        Raises ``TypeError`` for something that is not a Keras 3 model (a Keras 2 model is
+        named as such), ``ValueError`` for a model that is not built or an input the model
+        does not accept (naming the model, the input and what it expects), and
+        ``UnsharableModelError`` instead of falling back when ``strict=True``."""
         served = self._served.get(model) if isinstance(model, keras.Model) else None
         if served is None:
             served = self._admit(model)
