@@ -134,3 +134,11 @@ def test_every_public_name_is_on_the_api_reference_page():
         if name not in rendered and f"`tf_retracing.{name}`" not in page
     ]
     assert missing == []
+
+
+def test_the_explainer_exports_what_the_package_re_exports_from_it():
+    from tf_retracing import explainer
+    from tf_retracing.explainer_types import EXPLAINER_NAMES
+
+    assert set(EXPLAINER_NAMES) <= set(explainer.__all__)
+    assert all(isinstance(name, str) for name in explainer.__all__)

@@ -9,7 +9,7 @@ import pytest
 
 from verification.harness.codeblocks import ROOT, page_blocks, site_url_path
 from verification.harness.processes import build_site, copy_site_sources
-from verification.site_build import is_start_up_noise
+from verification.site_build import command, is_shown, is_start_up_noise
 
 RENDERED_PYTHON_BLOCK = re.compile(r'<div class="language-python highlight"')
 MARKDOWN_PAGES = sorted((ROOT / "docs").rglob("*.md"))
@@ -106,3 +106,12 @@ def test_the_kernels_start_up_log_is_left_out(line):
 )
 def test_every_other_line_reaches_the_terminal(line):
     assert not is_start_up_noise(line)
+
+
+def test_the_quiet_build_is_strict_and_keeps_warnings():
+    """--quiet would hide the warnings --strict counts: the build drops INFO lines itself."""
+    assert command("build", ["--site-dir", "x"])[3:5] == ["build", "--strict"]
+    assert "--quiet" not in command("build", [])
+    assert not is_shown("INFO    -  Cleaning site directory\n", "build")
+    assert is_shown("INFO    -  Serving on http://127.0.0.1:8000/\n", "serve")
+    assert is_shown("WARNING -  griffe: Unsupported item in __all__\n", "build")

@@ -1,7 +1,8 @@
 """``python -m verification.site_build build|serve [mkdocs options]``: MkDocs with --strict,
-its output passed through except the start-up log of the kernels that execute the
-notebooks (TensorFlow's info lines and CUDA probe, absl's pre-init notice, ipykernel's
-transport warning), which TensorFlow 2.21 prints whatever TF_CPP_MIN_LOG_LEVEL says
+its output passed through except MkDocs's INFO lines (for a build; serve keeps them) and
+the start-up log of the kernels that execute the notebooks (TensorFlow's info lines and
+CUDA probe, absl's pre-init notice, ipykernel's transport warning), which TensorFlow 2.21
+prints whatever TF_CPP_MIN_LOG_LEVEL says
 (the environment is left as it is, so that the notebooks run as in the tests).
 Every other line, warnings and errors included, reaches the terminal; the exit status is
 MkDocs's. A build that succeeds ends with one line saying where the site is."""
@@ -24,13 +25,21 @@ KERNEL_START_UP = re.compile(
 )
 
 
+# Not --quiet: it would also silence the warnings that --strict counts, and pass them.
+MKDOCS_INFO = re.compile(r"^INFO    -  ")
+
+
 def is_start_up_noise(line: str) -> bool:
     return KERNEL_START_UP.match(line) is not None
 
 
+def is_shown(line: str, action: str) -> bool:
+    """Whether ``line`` of MkDocs's output reaches the terminal."""
+    return not is_start_up_noise(line) and not (action == "build" and MKDOCS_INFO.match(line))
+
+
 def command(action: str, options: list[str]) -> list[str]:
-    quiet = ["--quiet"] if action == "build" else []
-    return [sys.executable, "-m", "mkdocs", action, "--strict", *quiet, *options]
+    return [sys.executable, "-m", "mkdocs", action, "--strict", *options]
 
 
 def main(argv: list[str]) -> int:
@@ -47,7 +56,7 @@ def main(argv: list[str]) -> int:
         command(action, options), env=env, stderr=subprocess.PIPE, text=True, bufsize=1
     ) as process:
         for line in process.stderr:
-            if not is_start_up_noise(line):
+            if is_shown(line, action):
                 sys.stderr.write(line)
     if process.returncode == 0 and action == "build":
         site = options[options.index("--site-dir") + 1] if "--site-dir" in options else "site"

@@ -64,7 +64,6 @@ from tf_retracing._internals import (
     make_decorator,
 )
 from tf_retracing.explainer_types import (
-    EXPLAINER_NAMES,
     KINDS,
     REPORT_SCHEMA_VERSION,
     REPORT_URL,
@@ -76,8 +75,20 @@ from tf_retracing.explainer_types import (
 )
 from tf_retracing.trace_description import TraceDescription
 
-# The package's list of this module's tools (it re-exports them lazily), plus the types.
-__all__ = ["KINDS", "RetraceReason", "RetracingBudgetExceeded", *EXPLAINER_NAMES]
+# This module's tools, which the package re-exports lazily (EXPLAINER_NAMES; a test keeps
+# the two equal), plus the types; strings only, so that the API reference can read it.
+__all__ = [
+    "KINDS",
+    "RetraceReason",
+    "RetracingBudgetExceeded",
+    "WatchedFunction",
+    "explain_retracing",
+    "guard_retracing",
+    "report",
+    "report_data",
+    "tracing_budget",
+    "watch_every_tf_function",
+]
 
 LOGGER = logging.getLogger("retrace")
 _TF_FUNCTION_OPTIONS = frozenset(inspect.signature(tf.function).parameters) - {"func"}
