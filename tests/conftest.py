@@ -167,17 +167,16 @@ def _start_slow_work_early(request):
         request.getfixturevalue("site_build").start()
 
 
-def _about_another_page(item, chosen: list[Path]) -> bool:
-    """A test parametrized by a page (its id names ``docs/....md`` or ``README.md``) that
-    is not one of the chosen pages."""
+def _about_another_page(item, pages: set[str], chosen: set[str]) -> bool:
+    """A test parametrized by a page (its id names one of ``pages``, ``docs/....md`` or
+    ``README.md``) that is not one of the ``chosen`` pages."""
     callspec = getattr(item, "callspec", None)
     if callspec is None:
         return False
-    named = {relative_name(page) for page in documented_pages()}
     about = {
-        name for name in named if re.search(rf"(?<![\w/.]){re.escape(name)}(?![\w/])", callspec.id)
+        name for name in pages if re.search(rf"(?<![\w/.]){re.escape(name)}(?![\w/])", callspec.id)
     }
-    return bool(about) and not about & {relative_name(page) for page in chosen}
+    return bool(about) and not about & chosen
 
 
 def pytest_collection_modifyitems(config, items):
@@ -185,8 +184,9 @@ def pytest_collection_modifyitems(config, items):
     background work (page runs, the site build) last, so that the in-process tests run
     while the pages execute and the site builds."""
     if config.getoption("page"):
-        chosen = _chosen_pages(config)
-        dropped = [item for item in items if _about_another_page(item, chosen)]
+        pages = {relative_name(page) for page in documented_pages()}
+        chosen = {relative_name(page) for page in _chosen_pages(config)}
+        dropped = [item for item in items if _about_another_page(item, pages, chosen)]
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item not in dropped]
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from benchmarks.files import UnreadableFile, read_results_text, write_json_whole
+from verification.search_index import out_of_search
 
 MAX_BYTES = 20_000_000  # the explainer corpus's file is about 0.4 MB
 
@@ -63,7 +64,7 @@ def render_on_page(markdown: str, marker: str, read, replace_marker, label: str,
         raise ResultsError(f"{label} results: {error}") from error
     repository = repo_url.rstrip("/")
     # Each case's messages and summaries name every symptom: data, kept out of search.
-    markdown = markdown.replace(marker, f"<div data-search-exclude markdown>\n\n{marker}\n\n</div>")
+    markdown = markdown.replace(marker, out_of_search(marker))
 
     def source_link(path: str) -> str:
         return f"{repository}/blob/main/{path}"

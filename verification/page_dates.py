@@ -11,6 +11,8 @@ import functools
 import subprocess
 from pathlib import Path
 
+from verification.search_index import out_of_search
+
 
 @functools.cache
 def _history_is_whole(root: Path) -> bool:
@@ -40,7 +42,5 @@ def last_changed(path: Path, root: Path) -> str | None:
 
 def date_note(date: str, history_url: str) -> str:
     """The line under a page, kept out of the search index."""
-    return (
-        '\n\n<div class="page-date" data-search-exclude markdown>\n\n'
-        f"Last changed on {date} ([history]({history_url})).\n\n</div>\n"
-    )
+    line = f"Last changed on {date} ([history]({history_url}))."
+    return f"\n\n{out_of_search(line, css_class='page-date')}\n"

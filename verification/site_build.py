@@ -2,18 +2,19 @@
 its output passed through except MkDocs's INFO lines (for a build; serve keeps them) and
 the start-up log of the kernels that execute the notebooks (TensorFlow's info lines and
 CUDA probe, absl's pre-init notice, ipykernel's transport warning), which TensorFlow 2.21
-prints whatever TF_CPP_MIN_LOG_LEVEL says
-(the environment is left as it is, so that the notebooks run as in the tests).
-Every other line, warnings and errors included, reaches the terminal; the exit status is
-MkDocs's. A build that succeeds ends with one line saying where the site is."""
+prints whatever TF_CPP_MIN_LOG_LEVEL says (the environment is the tests' build's, so that
+the notebooks run as they do there). Every other line, warnings and errors included,
+reaches the terminal; the exit status is MkDocs's. A build that succeeds ends with one line
+saying where the site is."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 import time
+
+from verification.harness.processes import build_environment
 
 # Lines a notebook kernel prints as it starts, on every build, that say nothing about it.
 KERNEL_START_UP = re.compile(
@@ -49,11 +50,13 @@ def main(argv: list[str]) -> int:
         )
         return 2
     action, options = argv[0], argv[1:]
-    # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     started = time.monotonic()
     with subprocess.Popen(
-        command(action, options), env=env, stderr=subprocess.PIPE, text=True, bufsize=1
+        command(action, options),
+        env=build_environment(),
+        stderr=subprocess.PIPE,
+        text=True,
+        bufsize=1,
     ) as process:
         for line in process.stderr:
             if is_shown(line, action):

@@ -21,6 +21,7 @@ from mkdocs.exceptions import PluginError
 from verification.harness.codeblocks import HarnessError, page_blocks, snippets_config
 from verification.matrix import render
 from verification.matrix.schema import RESULTS_FILE, ResultsError, read_document
+from verification.search_index import out_of_search
 
 _FENCE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _FIRST_HEADING = re.compile(r"^# .*$", re.MULTILINE)
@@ -67,9 +68,7 @@ def stamp(markdown: str, measured: str = "") -> str:
     heading = _FIRST_HEADING.search(markdown)
     at = heading.end() if heading else 0
     note = versions_note() + (f"    {measured}\n" if measured else "")
-    # Out of the search index: the same note on every page would match every query.
-    note = f"<div data-search-exclude markdown>\n\n{note}\n</div>\n"
-    return f"{markdown[:at]}\n\n{note}\n{markdown[at:]}"
+    return f"{markdown[:at]}\n\n{out_of_search(note)}\n\n{markdown[at:]}"
 
 
 @cache

@@ -18,6 +18,7 @@ from verification.harness.codeblocks import HarnessError, page_blocks, snippets_
 from verification.matrix import render
 from verification.matrix.entries import declared_tensorflow
 from verification.matrix.schema import RESULTS_FILE, ResultsError, read_document
+from verification.search_index import out_of_search
 
 _loaded: dict[str, object] = {}
 
@@ -85,5 +86,5 @@ def _out_of_search(markdown: str) -> str:
     """The matrix's data tables wrapped so that Material's search leaves them out."""
     for name in render.UNSEARCHED_MARKERS:
         marker = f"<!-- version-matrix:{name} -->"
-        markdown = markdown.replace(marker, f"{render.SEARCH_EXCLUDED}\n\n{marker}\n\n</div>")
+        markdown = markdown.replace(marker, out_of_search(marker))
     return markdown

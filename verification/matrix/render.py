@@ -21,12 +21,11 @@ from pytest_codeblocks import extract_from_buffer
 from verification.harness.codeblocks import DocBlock, parse_fence
 from verification.matrix.entries import ENTRIES
 from verification.matrix.schema import block_digest
+from verification.search_index import out_of_search
 
 VERSIONS_PAGE = "versions.md"
 MARKER = re.compile(r"<!-- version-matrix:(?P<name>[a-z-]+) -->")
 EXPECTED_OUTPUT = "<!--pytest-codeblocks:expected-output-->"
-# Material leaves an element with this attribute out of its search index.
-SEARCH_EXCLUDED = "<div data-search-exclude markdown>"
 # The markers whose tables are data (every release's outputs), not answers to a search.
 UNSEARCHED_MARKERS = ("table", "details", "provenance")
 STATUS_WORDS = {"passed": "pass", "differs": "differ", "failed": "fail", "not-applicable": "n/a"}
@@ -299,7 +298,7 @@ def add_block_notes(
         if note:
             at = spans[index - 1][1]
             # Older releases' outputs are evidence, not answers: kept out of the search index.
-            lines[at:at] = ["", SEARCH_EXCLUDED, "", *note.rstrip("\n").split("\n"), "", "</div>"]
+            lines[at:at] = ["", *out_of_search(note).split("\n")]
     return "\n".join(lines)
 
 
