@@ -319,6 +319,19 @@ def test_span_joins_consecutive_releases():
     assert render.span(["tf2.13", "tf2.16", "tf2.17"]) == "TF 2.13, TF 2.16–2.17"
 
 
+def entry_pages(doc: dict) -> dict[str, str]:
+    """Entry page name -> its rendered Markdown, for every entry of ``doc``."""
+    pages = {}
+    for entry in doc["entries"]:
+        name = render.entry_page(entry["id"])
+        md = (ROOT / name).read_text("utf-8") if (ROOT / name).is_file() else ""
+        md = md or f"<!-- version-matrix:entry {entry['id']} -->"
+        pages[name] = render.replace_markers(
+            md, name.removeprefix("docs/"), doc, "tensorflow>=2.16", lambda n: n
+        )
+    return pages
+
+
 def test_the_versions_page_has_a_cell_per_page_and_entry_linking_to_its_details(doc):
     md = (ROOT / "docs" / "versions.md").read_text("utf-8")
     out = render.replace_markers(md, "versions.md", doc, "tensorflow>=2.16", lambda n: n)
@@ -326,16 +339,54 @@ def test_the_versions_page_has_a_cell_per_page_and_entry_linking_to_its_details(
     assert "| Page | TF 2.13 | TF 2.16 | TF 2.21 |" in out
     row = next(line for line in out.splitlines() if line.startswith("| [guide/causes.md]"))
     cells = row.split(" | ")[1:]
-    assert cells[0] == "[1 pass · *1 fail* · 1 not run](#entry-tf2-13-docs-guide-causes-md)"
-    assert cells[1] == "[no environment](#entry-tf2-16)"
-    for target in re.findall(r"\]\(#([a-z0-9-]+)\)", out):
+    assert cells[0] == (
+        "[1 pass · *1 fail* · 1 not run](docs/versions/tf2.13.md#entry-tf2-13-docs-guide-causes-md)"
+    )
+    assert cells[1] == "[no environment](docs/versions/tf2.16.md)"
+    # The details are on one page per entry, each linked from the Versions page.
+    assert "- [TF 2.16](docs/versions/tf2.16.md): no environment could be created." in out
+    assert "No solution found" not in out
+    details = entry_pages(doc)
+    for target, fragment in re.findall(r"\]\((docs/versions/[^)#]+)(?:#([a-z0-9-]+))?\)", out):
+        assert target in details, f"link to a missing entry page {target}"
+        if fragment:
+            assert f"{{#{fragment}}}" in details[target], f"link to a missing anchor {fragment}"
+    for target in re.findall(r"\]\(#((?:entry|page)-[a-z0-9-]+)\)", out):
         assert f"{{#{target}}}" in out, f"link to a missing anchor #{target}"
-    assert "No solution found when resolving dependencies" in out  # the installer's message
-    assert "The environment was created in 2 s; the whole entry took 115 s." in out
-    assert "\n    TypeError: <b>bold</b> **not markup** `tick`\n" in out  # inside its fence
+    assert "No solution found when resolving dependencies" in details["docs/versions/tf2.16.md"]
+    tf213 = details["docs/versions/tf2.13.md"]
+    assert tf213.startswith("# Version matrix: TF 2.13 {#entry-tf2-13}")
+    assert "[version matrix](docs/versions.md)" in tf213  # back to the Versions page
+    assert "The environment was created in 2 s; the whole entry took 115 s." in tf213
+    assert "\n    TypeError: <b>bold</b> **not markup** `tick`\n" in tf213  # inside its fence
     assert "`tensorflow>=2.16`" in out  # a code span: Markdown escapes it once
     assert render.code("a ``b`` c") == "```a ``b`` c```"
     assert render.code("`x") == "`` `x ``"
+
+
+def test_every_declared_entry_has_its_page_in_the_nav():
+    from mkdocs.utils.yaml import yaml_load
+
+    with (ROOT / "mkdocs.yml").open(encoding="utf-8") as stream:
+        nav = str(yaml_load(stream)["nav"])
+    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "versions").glob("*.md")}
+    assert pages == {render.entry_page(entry.id) for entry in ENTRIES}
+    for entry in ENTRIES:
+        name = render.entry_page(entry.id)
+        marker = f"<!-- version-matrix:entry {entry.id} -->"
+        assert (ROOT / name).read_text("utf-8").strip() == marker, name
+        assert f"'{name.removeprefix('docs/')}'" in nav, name
+
+
+def test_an_entry_marker_belongs_on_its_own_page(doc):
+    for page, marker, message in (
+        ("versions/tf2.14.md", "entry tf2.13", "version-matrix:entry tf2.13 belongs on"),
+        ("versions/tf9.md", "entry tf9", "the version matrix has no entry 'tf9'"),
+        ("versions/x.md", "entry", "version-matrix:entry needs an entry id"),
+        ("versions.md", "table tf2.13", "version-matrix:table takes no argument"),
+    ):
+        with pytest.raises(render.MarkerError, match=re.escape(message)):
+            render.replace_markers(f"<!-- version-matrix:{marker} -->", page, doc, "", str)
 
 
 def test_markers_belong_on_the_versions_page_only(doc):
@@ -369,8 +420,8 @@ def test_a_page_an_entry_cannot_run_is_recorded_as_needing_and_never_counted(doc
     # Neither clean nor failing there: the page did not run.
     clean, other = render.clean_on(doc, page)
     assert "tf2.13" not in clean + other
-    assert render.cell(doc["entries"][0], page) == (
-        "[needs tf-keras](#entry-tf2-13-docs-install-md)"
+    assert render.cell(doc["entries"][0], page, lambda n: n) == (
+        "[needs tf-keras](docs/versions/tf2.13.md#entry-tf2-13-docs-install-md)"
     )
     sentence = render.measured_range_sentence(doc, page, "../versions.md")
     assert sentence.endswith(
@@ -451,7 +502,9 @@ def test_the_built_site_has_the_versions_page_and_notes_under_blocks(built_site)
     versions = (built_site / "versions" / "index.html").read_text("utf-8")
     assert "version-matrix:" not in versions
     for entry in results["entries"]:
-        assert f'id="{render.anchor("entry", entry["id"])}"' in versions
+        details = built_site / "versions" / entry["id"] / "index.html"
+        assert f'href="{entry["id"]}/"' in versions
+        assert f'id="{render.anchor("entry", entry["id"])}"' in details.read_text("utf-8")
     noted = [
         (name, index)
         for name, recorded in results["pages"].items()

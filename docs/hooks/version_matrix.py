@@ -84,7 +84,9 @@ def reference() -> str:
 
 def _out_of_search(markdown: str) -> str:
     """The matrix's data tables wrapped so that Material's search leaves them out."""
-    for name in render.UNSEARCHED_MARKERS:
-        marker = f"<!-- version-matrix:{name} -->"
-        markdown = markdown.replace(marker, out_of_search(marker))
-    return markdown
+
+    def wrap(match) -> str:
+        marker = match.group()
+        return out_of_search(marker) if match.group("name") in render.UNSEARCHED_MARKERS else marker
+
+    return render.MARKER.sub(wrap, markdown)

@@ -24,10 +24,13 @@ from verification.matrix.schema import block_digest
 from verification.search_index import out_of_search
 
 VERSIONS_PAGE = "versions.md"
-MARKER = re.compile(r"<!-- version-matrix:(?P<name>[a-z-]+) -->")
+# Each entry's details fill a page of their own, ``versions/<entry id>.md``, which holds
+# only the marker ``<!-- version-matrix:entry <entry id> -->``; the Versions page links to it.
+ENTRY_PAGES = "versions/"
+MARKER = re.compile(r"<!-- version-matrix:(?P<name>[a-z-]+)(?: (?P<argument>[a-z0-9.-]+))? -->")
 EXPECTED_OUTPUT = "<!--pytest-codeblocks:expected-output-->"
 # The markers whose tables are data (every release's outputs), not answers to a search.
-UNSEARCHED_MARKERS = ("table", "details", "provenance")
+UNSEARCHED_MARKERS = ("table", "details", "provenance", "entry")
 STATUS_WORDS = {"passed": "pass", "differs": "differ", "failed": "fail", "not-applicable": "n/a"}
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _LABELS = {entry.id: entry.label for entry in ENTRIES}
@@ -65,6 +68,11 @@ def fenced(text: str, indent: str = "", lang: str = "text") -> str:
     body = text.rstrip("\n").split("\n") if text.strip() else ["(nothing printed)"]
     lines = [f"{fence}{lang}", *body, fence]
     return "\n".join(f"{indent}{line}" if line else "" for line in lines) + "\n"
+
+
+def entry_page(entry_id: str) -> str:
+    """The page of an entry's details, as a page name (``docs/versions/tf2.13.md``)."""
+    return f"docs/{ENTRY_PAGES}{entry_id}.md"
 
 
 def anchor(*parts: str) -> str:
@@ -398,11 +406,13 @@ def measured_range_sentence(
 # --- the Versions page ------------------------------------------------------------------
 
 
-def cell(entry: dict, page: str) -> str:
+def cell(entry: dict, page: str, page_link: Callable[[str], str | None]) -> str:
+    details = page_link(entry_page(entry["id"]))
     if entry["environment"]["status"] != "ok":
-        return f"[no environment](#{anchor('entry', entry['id'])})"
+        return f"[no environment]({details})"
+    details += f"#{anchor('entry', entry['id'], page)}"
     if needs(entry, page):
-        return f"[needs {plain(needs(entry, page))}](#{anchor('entry', entry['id'], page)})"
+        return f"[needs {plain(needs(entry, page))}]({details})"
     counts = page_counts(entry, page)
     parts = [f"{counts['passed']} pass"]
     for status in ("differs", "failed"):
@@ -413,7 +423,7 @@ def cell(entry: dict, page: str) -> str:
     blocked = counts["not-applicable"]
     if blocked:
         parts.append(f"{blocked} not run")
-    return f"[{' · '.join(parts)}](#{anchor('entry', entry['id'], page)})"
+    return f"[{' · '.join(parts)}]({details})"
 
 
 def matrix_table(doc: dict, page_link: Callable[[str], str | None]) -> str:
@@ -426,16 +436,18 @@ def matrix_table(doc: dict, page_link: Callable[[str], str | None]) -> str:
         target = page_link(page)
         shown = plain(page.removeprefix("docs/"))
         name = f"[{shown}]({target}){{#{anchor('page', page)}}}" if target else shown
-        rows.append(f"| {name} | " + " | ".join(cell(e, page) for e in entries) + " |")
-    rows.append("| **package tests** | " + " | ".join(package_cell(e) for e in entries) + " |")
+        rows.append(f"| {name} | " + " | ".join(cell(e, page, page_link) for e in entries) + " |")
+    packages = " | ".join(package_cell(e, page_link) for e in entries)
+    rows.append(f"| **package tests** | {packages} |")
     return "\n".join(rows) + "\n"
 
 
-def package_cell(entry: dict) -> str:
+def package_cell(entry: dict, page_link: Callable[[str], str | None]) -> str:
     package = entry.get("package")
-    target = f"#{anchor('entry', entry['id'])}"
-    if not package:
+    target = page_link(entry_page(entry["id"]))
+    if not package:  # no environment: the page says why, and has no package section
         return f"[not run]({target})"
+    target = f"{target}#{anchor('entry', entry['id'], 'package')}"
     tests = package["tests"]
     if tests["status"] == "not-run":
         return f"[not run]({target})"
@@ -446,8 +458,17 @@ def package_cell(entry: dict) -> str:
 
 
 def entry_details(entry: dict, page_link: Callable[[str], str | None]) -> str:
+    """The page of one entry: where and how it ran, its package tests, and what every
+    block that did not print what the guide shows did there, page by page."""
     entry_id = entry["id"]
-    out = [f"### {label(entry_id)} {{#{anchor('entry', entry_id)}}}", ""]
+    versions = page_link(f"docs/{VERSIONS_PAGE}")
+    out = [f"# Version matrix: {label(entry_id)} {{#{anchor('entry', entry_id)}}}", ""]
+    out.append(
+        f"What the guide's pages did on {plain(label(entry_id))} when the "
+        f"[version matrix]({versions}) ran them, in page order, as a reader would: for each "
+        "page, the blocks that printed something else or raised, with what they printed."
+    )
+    out.append("")
     if early_warning(entry):
         out.append(
             "An early warning, not a supported release: what the next TensorFlow may change. "
@@ -482,6 +503,8 @@ def entry_details(entry: dict, page_link: Callable[[str], str | None]) -> str:
         f" in {environment['seconds']:.0f} s; the whole entry took {entry['seconds']:.0f} s."
     )
     out.append("")
+    out.append(f"## The package {{#{anchor('entry', entry_id, 'package')}}}")
+    out.append("")
     out.extend(package_details(entry))
     for page, result in entry["pages"].items():
         blocks = result["blocks"]
@@ -490,7 +513,7 @@ def entry_details(entry: dict, page_link: Callable[[str], str | None]) -> str:
         counts = page_counts(entry, page)
         target = page_link(page)
         name = f"[{plain(page)}]({target})" if target else plain(page)
-        out.append(f"#### {label(entry_id)}: {plain(page)} {{#{anchor('entry', entry_id, page)}}}")
+        out.append(f"## {plain(page)} {{#{anchor('entry', entry_id, page)}}}")
         out.append("")
         summary = ", ".join(f"{n} {STATUS_WORDS[s]}" for s, n in counts.items() if n)
         if result.get("needs"):
@@ -577,6 +600,53 @@ def provenance_sentence(doc: dict) -> str:
     )
 
 
+def entry_page_markdown(
+    page: str, entry_id: str | None, doc: dict, page_link: Callable[[str], str | None]
+) -> str:
+    """The details of entry ``entry_id``, on its own page (``versions/ID.md``) only."""
+    if entry_id is None:
+        raise MarkerError(f"{page}: version-matrix:entry needs an entry id")
+    if f"docs/{page}" != entry_page(entry_id):
+        raise MarkerError(
+            f"{page}: version-matrix:entry {entry_id} belongs on "
+            f"{entry_page(entry_id).removeprefix('docs/')}"
+        )
+    entry = next((e for e in doc["entries"] if e["id"] == entry_id), None)
+    if entry is None:
+        raise MarkerError(f"{page}: the version matrix has no entry {entry_id!r}")
+    return entry_details(entry, page_link)
+
+
+def entries_index(doc: dict, page_link: Callable[[str], str | None]) -> str:
+    """One line per entry, linking to its page of details."""
+    lines = []
+    for entry in doc["entries"]:
+        link = f"[{label(entry['id'])}]({page_link(entry_page(entry['id']))})"
+        if entry["environment"]["status"] != "ok":
+            lines.append(f"- {link}: no environment could be created.")
+            continue
+        v = entry["versions"]
+        totals = dict.fromkeys(STATUS_WORDS, 0)
+        for page in entry["pages"]:
+            for status, n in page_counts(entry, page).items():
+                totals[status] += n
+        blocks = f"{totals['passed']} blocks printed what the guide shows"
+        if totals["differs"]:
+            blocks += f", {totals['differs']} something else"
+        if totals["failed"]:
+            blocks += f", {totals['failed']} raised"
+        tests = entry["package"]["tests"] if entry.get("package") else None
+        if tests and tests["status"] != "not-run":
+            package = f"package tests {tests['passed']} passed, {tests['failed']} failed"
+        else:
+            package = "package tests not run"
+        lines.append(
+            f"- {link}: TensorFlow {plain(v['tensorflow'])}, Python {plain(v['python'])}; "
+            f"{blocks}; {package}."
+        )
+    return "\n".join(lines) + "\n"
+
+
 def replace_markers(
     markdown: str,
     page: str,
@@ -586,10 +656,15 @@ def replace_markers(
     blocks: Sequence[DocBlock] | None = None,
 ) -> str:
     """Expand ``<!-- version-matrix:NAME -->`` markers. ``page-differences`` may be on any
-    page whose ``blocks`` are given; the others belong on the Versions page."""
+    page whose ``blocks`` are given; ``entry ID`` belongs on the page of that entry,
+    ``versions/ID.md``; the others belong on the Versions page."""
 
     def expand(match: re.Match) -> str:
-        name = match.group("name")
+        name, argument = match.group("name"), match.group("argument")
+        if name == "entry":
+            return entry_page_markdown(page, argument, doc, page_link)
+        if argument is not None:
+            raise MarkerError(f"{page}: version-matrix:{name} takes no argument")
         if name == "page-differences":
             if blocks is None:
                 raise MarkerError(f"{page}: version-matrix:page-differences needs the blocks")
@@ -600,7 +675,7 @@ def replace_markers(
         if name == "table":
             return matrix_table(doc, page_link)
         if name == "details":
-            return "\n".join(entry_details(e, page_link) for e in doc["entries"])
+            return entries_index(doc, page_link)
         if name == "support":
             return support_sentence(doc, declared)
         if name == "provenance":
