@@ -19,6 +19,7 @@ import tensorflow as tf
 from tf_retracing import (
     ServingFallbackWarning,
     SharedGraphPredictor,
+    StaleKerasStateWarning,
     UnsharableModelError,
     architecture_key,
 )
@@ -494,8 +495,148 @@ def test_normalization_loaded_from_weights_file_is_carried(tmp_path):
     predictor = SharedGraphPredictor()
     x = seeded((3, FEATURES)) * 10
     predictor.predict(normalized(100, seed=6), x)  # the architecture traced on another
-    assert_same(predictor.predict(loaded, x), expected(trained, x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StaleKerasStateWarning)  # load_weights finalizes
+        assert_same(predictor.predict(loaded, x), expected(trained, x))
     assert predictor.tracing_count == 1
+
+
+def new_statistics(model, seed):
+    """Weights for ``model`` with another adapt_mean and adapt_variance."""
+    rng = np.random.default_rng(seed)
+    weights = model.get_weights()
+    weights[0] = rng.uniform(-5, 5, weights[0].shape).astype(weights[0].dtype)
+    weights[1] = rng.uniform(1, 9, weights[1].shape).astype(weights[1].dtype)
+    return weights
+
+
+def weights_defined(model, x):
+    """What the model's weights define: a fresh copy built from them, finalized."""
+    copy = keras.models.clone_model(model)
+    copy.set_weights(model.get_weights())
+    for layer in copy.layers:
+        if isinstance(layer, keras.layers.Normalization):
+            layer.finalize_state()
+    return copy(x, training=False)
+
+
+def assign_statistics(model, weights):
+    normalization = model.layers[0]
+    normalization.adapt_mean.assign(weights[0])
+    normalization.adapt_variance.assign(weights[1])
+
+
+@pytest.mark.parametrize("change", [keras.Model.set_weights, assign_statistics])
+@pytest.mark.parametrize("when", ["after the first call", "before the first call"])
+def test_new_normalization_statistics_are_followed_and_stale_keras_is_named(change, when):
+    predictor = SharedGraphPredictor()
+    x = seeded((4, FEATURES)) * 10
+    predictor.predict(normalized(100, seed=1), x)  # the architecture traced on another
+    model = normalized(100, seed=2)
+    if when == "after the first call":
+        assert_same(predictor.predict(model, x), expected(model, x))
+    change(model, new_statistics(model, 3))
+    stale = model(x, training=False)
+    with pytest.warns(StaleKerasStateWarning) as caught:
+        got = predictor.predict(model, x)
+    assert len(caught) == 1
+    assert "layer 'normalization" in str(caught[0].message)
+    assert "finalize_state()" in str(caught[0].message)
+    assert_same(got, weights_defined(model, x))
+    assert not np.allclose(got, stale)  # Keras's own call is stale here, as the warning says
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StaleKerasStateWarning)  # once per model
+        assert_same(predictor.predict(model, x), weights_defined(model, x))
+    assert predictor.fallback_reason(model) is None
+    model.layers[0].finalize_state()
+    assert_same(predictor.predict(model, x), expected(model, x))
+
+
+def test_a_subclassed_model_follows_new_statistics_on_its_own_route():
+    class Normalized(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.normalization = keras.layers.Normalization()
+            self.dense = keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(self.normalization(x))
+
+    model = Normalized()
+    model.normalization.adapt(np.random.default_rng(0).normal(3, 2, (50, FEATURES)))
+    x = seeded((4, FEATURES)) * 10
+    model(x)
+    predictor = SharedGraphPredictor()
+    with pytest.warns(ServingFallbackWarning):
+        assert_same(predictor.predict(model, x), expected(model, x))
+    model.normalization.adapt_mean.assign(np.full(FEATURES, -4.0, "float32"))
+    with pytest.warns(StaleKerasStateWarning, match="layer 'normalization"):
+        predictor.predict(model, x)
+    model.normalization.finalize_state()
+    # The own route's trace recomputes the statistics: no constant of the first call.
+    assert_same(predictor.predict(model, x), expected(model, x))
+
+
+class Doubled(keras.layers.Layer):
+    """Derives ``doubled`` from its variable in finalize_state, as Keras 2's API allowed."""
+
+    def build(self, shape):
+        self.factor = self.add_weight(shape=(), initializer="ones")
+        self.finalize_state()
+
+    def finalize_state(self):
+        self.doubled = tf.convert_to_tensor(self.factor) * 2.0
+
+    def call(self, x):
+        return x * self.doubled
+
+
+def test_a_layer_deriving_state_the_graph_cannot_recompute_is_served_by_its_own_call():
+    model = keras.Sequential([keras.Input((FEATURES,)), Doubled()])
+    x = seeded((3, FEATURES))
+    predictor = SharedGraphPredictor()
+    with pytest.warns(StaleKerasStateWarning, match=r"layer 'doubled.*' \(Doubled\)"):
+        assert_same(predictor.predict(model, x), expected(model, x))
+    assert "finalize_state" in predictor.fallback_reason(model)
+    model.layers[0].factor.assign(5.0)
+    model.layers[0].finalize_state()
+    assert_same(predictor.predict(model, x), x * 10.0)  # its own call, never a stale trace
+
+
+def test_a_layer_changed_after_the_first_call_is_followed_after_forget():
+    model = randomise(sequential(), 1)
+    x = seeded((4, FEATURES))
+    predictor = SharedGraphPredictor()
+    before = expected(model, x)
+    predictor.predict(model, x)
+    model.layers[0].activation = keras.activations.tanh
+    assert_same(predictor.predict(model, x), before)  # as documented: not followed
+    predictor.forget(model)
+    assert_same(predictor.predict(model, x), expected(model, x))
+
+
+def test_a_wrong_rank_on_a_subclassed_functional_model_names_model_input_and_expectation():
+    class FunctionalSubclass(keras.Model):
+        def __init__(self):
+            inputs = keras.Input((FEATURES,))
+            super().__init__(inputs, keras.layers.Dense(3)(inputs), name="ranker")
+
+    model = FunctionalSubclass()
+    predictor = SharedGraphPredictor()
+    with pytest.warns(ServingFallbackWarning):
+        predictor.predict(model, seeded((2, FEATURES)))
+    message = r"model 'ranker' expects inputs like \(None, 8\) float32; got \(2, 5, 8\) float32"
+    with pytest.raises(ValueError, match=message):
+        predictor.predict(model, np.zeros((2, 5, FEATURES), "float32"))
+
+
+def test_an_error_while_running_the_graph_keeps_its_type_and_names_the_model():
+    inputs = keras.Input((3,), dtype="int32")
+    model = keras.Model(inputs, keras.layers.Embedding(10, 2)(inputs), name="tokens")
+    predictor = SharedGraphPredictor()
+    predictor.predict(model, np.array([[1, 2, 3]], "int32"))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"model 'tokens' expects inputs"):
+        predictor.predict(model, np.array([[1, 2, 99]], "int32"))
 
 
 class Scale(keras.layers.Layer):

@@ -53,6 +53,7 @@ _TENSORFLOW_NAMES = frozenset(
         "RetracingBudgetExceeded",
         "ServingFallbackWarning",
         "SharedGraphPredictor",
+        "StaleKerasStateWarning",
         "UnsharableModelError",
         "architecture_key",
     }
@@ -138,6 +139,7 @@ def _load_tensorflow_tools() -> dict[str, object]:
     from tf_retracing.serving import (
         ServingFallbackWarning,
         SharedGraphPredictor,
+        StaleKerasStateWarning,
         UnsharableModelError,
         architecture_key,
     )
@@ -150,6 +152,7 @@ def _load_tensorflow_tools() -> dict[str, object]:
         "RetracingBudgetExceeded": RetracingBudgetExceeded,
         "ServingFallbackWarning": ServingFallbackWarning,
         "SharedGraphPredictor": SharedGraphPredictor,
+        "StaleKerasStateWarning": StaleKerasStateWarning,
         "UnsharableModelError": UnsharableModelError,
         "architecture_key": architecture_key,
     }

@@ -1,7 +1,10 @@
 """One traced graph for every Keras model of the same architecture, never a wrong answer.
 
-``SharedGraphPredictor.predict(model, x)`` returns what ``model(x, training=False)``
-returns. A model takes one of two routes, decided at its first use:
+``SharedGraphPredictor.predict(model, x)`` returns the output of the model as its weights
+define it: what ``model(x, training=False)`` returns, except where Keras's own call reads
+state it derived from older weights (an adapted ``Normalization`` after ``set_weights``),
+which a ``StaleKerasStateWarning`` names. A model takes one of two routes, decided at its
+first use:
 
 - **shared**: a plain ``Sequential`` or functional model whose state all lives in its
   variables (or is derived from them in a way the graph recomputes, as an adapted
@@ -11,9 +14,17 @@ returns. A model takes one of two routes, decided at its first use:
   caller's input and on a perturbed copy of it.
 - **own**: everything else (subclassed models, layers with lookup tables or other state
   outside their variables, stateful RNNs, clones that do not compute what the model
-  computes) is served through the model's own ``tf.function``. A
-  ``ServingFallbackWarning`` names the model and the reason; ``strict=True`` raises
-  ``UnsharableModelError`` instead.
+  computes) is served through the model's own ``tf.function`` (or, for a layer that
+  derives state from its variables in a ``finalize_state`` the graph cannot recompute,
+  through the model's own eager call). A ``ServingFallbackWarning`` names the model and
+  the reason; ``strict=True`` raises ``UnsharableModelError`` instead.
+
+What is followed from call to call: every variable's value (``set_weights``,
+``variable.assign``, ``load_weights``, an optimizer's steps) and the ``Normalization``
+statistics derived from them. What is not: a change to a model's Python structure after
+its first call for a kind of input (a layer's ``activation`` swapped, a sub-layer replaced),
+as Keras's own ``predict`` does not follow it either; call ``forget(model)`` after such a
+change and the next call checks the model again.
 
 How the benchmark scenarios measure it, with public names only: ``weight_cache`` serves N
 models of one small architecture (traces, steady latency against a dedicated
@@ -43,6 +54,7 @@ from tf_retracing import _internals
 __all__ = [
     "ServingFallbackWarning",
     "SharedGraphPredictor",
+    "StaleKerasStateWarning",
     "UnsharableModelError",
     "architecture_key",
 ]
@@ -50,6 +62,10 @@ __all__ = [
 
 class ServingFallbackWarning(UserWarning):
     """A model is served through its own traced function instead of the shared graph."""
+
+
+class StaleKerasStateWarning(UserWarning):
+    """A model's own call answers from state Keras derived from older weights."""
 
 
 class UnsharableModelError(TypeError):
@@ -64,8 +80,9 @@ class _Served:
     input_shapes: list = field(default_factory=list)  # its Input shapes, batch None
     handles: list = field(default_factory=list)  # its variables' handles, graph order
     graphs: dict = field(default_factory=dict)  # input kind -> graph verified for it
-    own: Any = None  # the model's own tf.function, on the own route
+    own: Any = None  # the model's own tf.function (or eager call), on the own route
     reason: str | None = None  # why it takes the own route
+    watched: list = field(default_factory=list)  # layers checked for stale Keras state
 
 
 class SharedGraphPredictor:
@@ -90,18 +107,44 @@ class SharedGraphPredictor:
         self._traces = [0]  # a list, so traced functions can count without holding self
 
     def predict(self, model: keras.Model, x: Any) -> Any:
-        """Return what ``model(x, training=False)`` returns, computed in the graph shared
-        by the model's architecture (verified against ``model(x)`` on its first call for
-        each kind of input) or, where the graph cannot serve it, by the model's own traced
-        function, with one ``ServingFallbackWarning`` per model.
+        """Return the output of ``model`` on ``x`` as its weights define it, computed in
+        the graph shared by the model's architecture (verified against the model's own
+        call on its first call for each kind of input) or, where the graph cannot serve
+        it, by the model's own traced function, with one ``ServingFallbackWarning`` per
+        model. That is what ``model(x, training=False)`` returns, except where Keras's
+        call answers from state derived from older weights (an adapted ``Normalization``
+        after ``set_weights``): one ``StaleKerasStateWarning`` per model says so.
 
         Raises ``TypeError`` for something that is not a Keras 3 model (a Keras 2 model is
         named as such), ``ValueError`` for a model that is not built or an input the model
-        does not accept (naming the model, the input and what it expects), and
-        ``UnsharableModelError`` instead of falling back when ``strict=True``."""
+        does not accept (naming the model, the input and what it expects; an error
+        TensorFlow raises while running the graph keeps its type and gains the same
+        names), and ``UnsharableModelError`` instead of falling back when
+        ``strict=True``."""
         served = self._served.get(model) if isinstance(model, keras.Model) else None
         if served is None:
             served = self._admit(model)
+        if served.watched:
+            self._warn_if_stale(model, served)
+        try:
+            return self._serve(model, served, x)
+        except tf.errors.OpError as error:
+            message = f"{_input_mismatch(model, x)}: {error.message}"
+            raise type(error)(error.node_def, error.op, message) from error
+        except (TypeError, ValueError) as error:
+            if str(error).startswith(f"model {model.name!r}"):
+                raise  # already names the model and the input
+            raise ValueError(f"{_input_mismatch(model, x)}: {error}") from error
+
+    def forget(self, model: keras.Model) -> None:
+        """Drop what the predictor knows about ``model``: its next call checks it again.
+
+        Call it after changing a served model's structure (a layer's ``activation``,
+        a replaced sub-layer): changes to its weights need nothing."""
+        with self._lock:
+            self._served.pop(model, None)
+
+    def _serve(self, model: keras.Model, served: _Served, x: Any) -> Any:
         if served.own is not None:
             return served.own(x)
         leaves, kind = _input_kind(x, served.input_shapes)
@@ -113,6 +156,13 @@ class SharedGraphPredictor:
         else:
             self._touch(served.key)
         return graph.call(served.handles, leaves)
+
+    def _warn_if_stale(self, model: keras.Model, served: _Served) -> None:
+        """Warn once per model when Keras's own call answers from older weights."""
+        layer = _stale_normalization(served.watched)
+        if layer is not None:
+            served.watched = []
+            warnings.warn(_stale_message(model, layer), StaleKerasStateWarning, stacklevel=3)
 
     @property
     def tracing_count(self) -> int:
@@ -139,6 +189,15 @@ class SharedGraphPredictor:
         """First sight of a model: check it and choose its route."""
         _check_model(model)
         reason = _structural_reason(model)
+        unrecomputable = _unrecomputable_layer(model)
+        if unrecomputable is not None:
+            served = self._own_route(model, _unrecomputable_reason(unrecomputable), eager=True)
+            warnings.warn(
+                _unrecomputable_message(model, unrecomputable), StaleKerasStateWarning, stacklevel=3
+            )
+            with self._lock:
+                self._served[model] = served
+            return served
         served = None
         if reason is None:
             key = architecture_key(model)
@@ -151,6 +210,7 @@ class SharedGraphPredictor:
                 served = _Served(key=key, input_shapes=shapes, handles=handles)
         if served is None:
             served = self._own_route(model, reason)
+        served.watched = _adapted_normalizations(model)
         with self._lock:
             self._served[model] = served
         return served
@@ -170,6 +230,7 @@ class SharedGraphPredictor:
         if mismatch is not None:
             own = self._own_route(model, mismatch)
             served.own, served.reason, served.handles = own.own, own.reason, []
+            served.watched = _adapted_normalizations(model)
             return None
         served.graphs[kind] = graph
         return graph
@@ -191,21 +252,32 @@ class SharedGraphPredictor:
                         served.graphs.clear()  # verified again on the next architecture
             return architecture, None
 
-    def _own_route(self, model: keras.Model, reason: str) -> _Served:
+    def _own_route(self, model: keras.Model, reason: str, *, eager: bool = False) -> _Served:
         message = f"model {model.name!r} cannot share a graph: {reason}"
         if self.strict:
             raise UnsharableModelError(message)
+        how = "its own call" if eager else "its own traced function"
         warnings.warn(
-            f"{message}; it is served through its own traced function instead",
-            ServingFallbackWarning,
-            stacklevel=4,
+            f"{message}; it is served through {how} instead", ServingFallbackWarning, stacklevel=4
         )
-        call = functools.partial(_call_own, weakref.ref(model), self._traces)
-        return _Served(key=None, own=tf.function(call, reduce_retracing=True), reason=reason)
+        if eager:
+            own = functools.partial(_call_eagerly, weakref.ref(model))
+        else:
+            call = functools.partial(_call_own, weakref.ref(model), self._traces)
+            own = tf.function(call, reduce_retracing=True)
+        return _Served(key=None, own=own, reason=reason)
 
 
 def _call_own(model_ref, traces: list, x):  # pragma: no cover - runs only while tracing
     traces[0] += 1
+    model = model_ref()
+    # Recomputed in the graph, the statistics follow the variables; read as they stand,
+    # they would be captured as constants of this trace and never change again.
+    with _recomputed(_adapted_normalizations(model)):
+        return model(x, training=False)
+
+
+def _call_eagerly(model_ref, x):
     return model_ref()(x, training=False)
 
 
@@ -318,6 +390,57 @@ def _adapted_normalizations(model: keras.Model) -> list:
     ]
 
 
+def _stale_normalization(layers: list):
+    """The first adapted ``Normalization`` whose mean or variance is not what its
+    variables give (Keras derives them only in ``finalize_state``), or None."""
+    for layer in layers:
+        pairs = ((layer.mean, layer.adapt_mean), (layer.variance, layer.adapt_variance))
+        for derived, variable in pairs:
+            derived = np.ravel(np.asarray(derived))
+            source = np.ravel(variable.numpy()).astype(derived.dtype)
+            if not np.array_equal(derived, source, equal_nan=True):
+                return layer
+    return None
+
+
+def _stale_message(model: keras.Model, layer) -> str:
+    return (
+        f"model {model.name!r}: layer {layer.name!r} (Normalization) holds a mean and "
+        "variance that Keras derives from its adapt_mean and adapt_variance variables only "
+        "in finalize_state(), which set_weights() and variable.assign() do not call: "
+        "model(x) and model.predict() answer from the old statistics, while this "
+        "predictor answers from the weights. Refresh the model with "
+        f"finalize_state() on that layer (load_weights() does it)"
+    )
+
+
+def _unrecomputable_layer(model: keras.Model):
+    """A layer with variables whose class derives state in ``finalize_state`` and is not
+    one whose derivation the graph knows how to recompute, or None."""
+    for layer in _internals.flatten_layers(model):
+        derives = callable(getattr(type(layer), "finalize_state", None))
+        if derives and layer.weights and not isinstance(layer, keras.layers.Normalization):
+            return layer
+    return None
+
+
+def _unrecomputable_reason(layer) -> str:
+    return (
+        f"layer {layer.name!r} ({type(layer).__name__}) derives state from its variables "
+        "in finalize_state(), which a shared graph cannot recompute"
+    )
+
+
+def _unrecomputable_message(model: keras.Model, layer) -> str:
+    return (
+        f"model {model.name!r}: layer {layer.name!r} ({type(layer).__name__}) derives "
+        "state from its variables in finalize_state(), which set_weights() and "
+        "variable.assign() do not call; the predictor serves the model's own call, which "
+        "answers from that state as finalize_state() last left it. Call finalize_state() "
+        "on that layer after changing its weights"
+    )
+
+
 def _structural_reason(model: keras.Model) -> str | None:
     """Why the model must take its own route, from its classes and layers alone."""
     if not (type(model) is keras.Sequential or _internals.is_plain_functional(model)):
@@ -424,11 +547,23 @@ TOLERANCES = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-4, "float64": 1e-
 def _verification_mismatch(model: keras.Model, structure, leaves: list, shared) -> str | None:
     """Compare the shared graph with ``model(x, training=False)`` on x and a probe."""
     for probe in (leaves, _perturbed(leaves)):
-        expected = model(_unflatten(structure, probe), training=False)
+        expected = _weights_defined_output(model, _unflatten(structure, probe))
         mismatch = _outputs_mismatch(shared(probe), expected)
         if mismatch is not None:
             return f"the shared graph's output differs from model(x) ({mismatch})"
     return None
+
+
+# One model at a time: the reference call briefly replaces a layer's derived statistics.
+_REFERENCE_LOCK = threading.Lock()
+
+
+def _weights_defined_output(model: keras.Model, x: Any) -> Any:
+    """``model(x, training=False)`` with derived statistics recomputed from the weights
+    (and put back after), so that a model whose Keras state is stale is still verified
+    against what its weights define."""
+    with _REFERENCE_LOCK, _recomputed(_adapted_normalizations(model)):
+        return model(x, training=False)
 
 
 def _outputs_mismatch(got: Any, expected: Any) -> str | None:
@@ -671,9 +806,19 @@ def _check_fits(model: keras.Model, leaves: list) -> None:
 
 
 def _describe_inputs(model: keras.Model) -> str:
-    return ", ".join(
-        f"{(None, *t.shape[1:])} {tf.as_dtype(t.dtype).name}" for t in _symbolic_inputs(model)
-    )
+    inputs = _symbolic_inputs(model)
+    if not inputs:
+        return "what its call accepts (it has no keras.Input to describe them)"
+    return ", ".join(f"{(None, *t.shape[1:])} {tf.as_dtype(t.dtype).name}" for t in inputs)
+
+
+def _input_mismatch(model: keras.Model, x: Any) -> str:
+    """The opening of an error about an input: the model, what it expects, what it got."""
+    try:
+        got = _describe_leaves([_as_tensor(value) for value in _flatten(x)[1]])
+    except ValueError:
+        got = type(x).__name__
+    return f"model {model.name!r} expects inputs like {_describe_inputs(model)}; got {got}"
 
 
 def _describe_leaves(leaves: list) -> str:
