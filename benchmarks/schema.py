@@ -16,13 +16,23 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmarks.claims import variants_claims_use
 from benchmarks.files import UnreadableFile, read_results_text, write_json_whole
+from benchmarks.json_schema import (
+    ANYTHING,
+    FLAG,
+    fields,
+    list_of,
+    mapping_of,
+    one_of,
+    optional,
+    problems,
+    shown,
+)
 from benchmarks.scenarios import NAMES, SCENARIOS
 from benchmarks.scenarios.base import COLD, STEADY
 
@@ -37,11 +47,6 @@ MAX_BYTES = 2_000_000  # the full CPU file is about 45 kB
 MAX_DEPTH = 12  # the format nests 6 levels deep
 MAX_INTEGER_DIGITS = 15
 MAX_ERRORS_SHOWN = 20
-# Measurements are times (ms, µs), ratios, sizes (MB) and rates: anything nonzero smaller
-# than SMALLEST or larger than LARGEST is a broken file, and would overflow when inverted
-# or formatted (1 / 1e-320 is infinite).
-SMALLEST = 1e-9
-LARGEST = 1e12
 
 
 class ResultsError(Exception):
@@ -55,203 +60,145 @@ class ResultsFile:
     scenarios: dict[str, dict[str, Any]]
 
 
-# --- field checks: each returns an error message, or None when the value is fine ---------
-
-Check = Callable[[Any], str | None]
+# --- the fields, as JSON Schema (benchmarks/json_schema.py) -----------------------------
 
 
-def _shown(value: Any) -> str:
-    """A value as JSON, cut short: error messages quote what they found."""
-    try:
-        shown = json.dumps(value)
-    except (TypeError, ValueError):
-        shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."
+def record(required: dict) -> dict:
+    """An object with these fields; others are let through."""
+    return fields(required, closed=False)
 
 
-def number(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"expected a number, found {_shown(value)}"
-    if not math.isfinite(value):
-        return f"expected a finite number, found {value}"
-    if value != 0 and not SMALLEST <= abs(value) <= LARGEST:
-        return f"{value!r} is not a plausible measurement (0, or {SMALLEST:g} to {LARGEST:g})"
-    return None
+NUMBER = {"type": "number", "plausible": True, "expected": "a number"}
+POSITIVE = {**NUMBER, "exclusiveMinimum": 0, "expected": "a positive number"}
+COUNT = {"type": "integer", "minimum": 0, "plausible": True, "expected": "a whole number >= 0"}
+TEXT = {"type": "string", "minLength": 1, "expected": "text"}
+TEXT_VALUES = mapping_of({"type": "string", "expected": "a string"})
+TEXT_VALUES["expected"] = "an object of text values"  # a scenario's parameters
+
+SUMMARY = record(
+    {"median": POSITIVE, "p5": NUMBER, "p25": NUMBER, "p75": NUMBER, "p95": NUMBER, "n": COUNT}
+)
+PROVENANCE = record(
+    {
+        "profile": one_of(*PROFILES),
+        "device": one_of(*DEVICES),
+        **dict.fromkeys(("tensorflow", "keras", "python", "platform", "cpu_model"), TEXT),
+        "cpu_cores": COUNT,
+        "gpu": ANYTHING,  # null in a CPU file, an object in a GPU file: checked below
+        **dict.fromkeys(("date", "git_commit", "command"), TEXT),
+    }
+)
+GPU = record({"name": TEXT, "driver": TEXT})
+VARIANT = record(
+    {
+        "name": TEXT,
+        "label": TEXT,
+        "traces": COUNT,
+        "traces_min": COUNT,
+        "retraces_per_1000_calls": NUMBER,
+        "steady_pass_traces": COUNT,
+        "first_call_ms": POSITIVE,
+        "cold_ms_per_call": SUMMARY,
+        "steady_ms_per_call": SUMMARY,
+        "cold_throughput_per_s": POSITIVE,
+        "steady_throughput_per_s": POSITIVE,
+        "rss_growth_mb": NUMBER,
+        "peak_gpu_mb": optional(NUMBER),
+    }
+)
+RATIO = record(
+    {
+        "variant": TEXT,
+        "baseline": TEXT,
+        "pass": one_of(COLD, STEADY),
+        "headline": FLAG,
+        "median": POSITIVE,
+        "ci_low": POSITIVE,
+        "ci_high": POSITIVE,
+        "repetitions": COUNT,
+    }
+)
+SCENARIO = record(
+    {
+        "provenance": PROVENANCE,
+        "title": TEXT,
+        "question": TEXT,
+        "baseline": TEXT,
+        "calls_per_pass": COUNT,
+        "repetitions": COUNT,
+        "parameters": TEXT_VALUES,
+        "variants": list_of(VARIANT, non_empty=True),
+        "ratios": list_of(RATIO, non_empty=True),
+        "peak_rss_mb": POSITIVE,
+        "seconds": POSITIVE,
+        "extra": ANYTHING,  # scenario-specific: EXTRA below, or null
+    }
+)
 
 
-def positive(value: Any) -> str | None:
-    return number(value) or (None if value > 0 else f"expected a positive number, found {value}")
+def rows(row: dict) -> dict:
+    """A non-empty list of objects with these fields."""
+    return list_of(record(row), non_empty=True)
 
 
-def count(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return f"expected a whole number >= 0, found {_shown(value)}"
-    if value > LARGEST:
-        return f"{value} is not a plausible count (at most {LARGEST:.0f})"
-    return None
-
-
-def text(value: Any) -> str | None:
-    return None if isinstance(value, str) and value else f"expected text, found {_shown(value)}"
-
-
-def text_values(value: Any) -> str | None:
-    """An object whose values are all text (a scenario's parameters)."""
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        return f"expected an object of text values, found {_shown(value)}"
-    return None
-
-
-def optional(check: Check) -> Check:
-    return lambda value: None if value is None else check(value)
-
-
-def one_of(*allowed: Any) -> Check:
-    return lambda value: (
-        None
-        if isinstance(value, str) and value in allowed
-        else f"expected one of {list(allowed)}, found {_shown(value)}"
-    )
-
-
-def flag(value: Any) -> str | None:
-    return None if isinstance(value, bool) else f"expected true or false, found {_shown(value)}"
-
-
-SUMMARY = {
-    "median": positive,
-    "p5": number,
-    "p25": number,
-    "p75": number,
-    "p95": number,
-    "n": count,
-}
-PROVENANCE = {
-    "profile": one_of(*PROFILES),
-    "device": one_of(*DEVICES),
-    "tensorflow": text,
-    "keras": text,
-    "python": text,
-    "platform": text,
-    "cpu_model": text,
-    "cpu_cores": count,
-    "gpu": None,  # null in a CPU file, an object in a GPU file: checked below
-    "date": text,
-    "git_commit": text,
-    "command": text,
-}
-VARIANT = {
-    "name": text,
-    "label": text,
-    "traces": count,
-    "traces_min": count,
-    "retraces_per_1000_calls": number,
-    "steady_pass_traces": count,
-    "first_call_ms": positive,
-    "cold_ms_per_call": SUMMARY,
-    "steady_ms_per_call": SUMMARY,
-    "cold_throughput_per_s": positive,
-    "steady_throughput_per_s": positive,
-    "rss_growth_mb": number,
-    "peak_gpu_mb": optional(number),
-}
-RATIO = {
-    "variant": text,
-    "baseline": text,
-    "pass": one_of(COLD, STEADY),
-    "headline": flag,
-    "median": positive,
-    "ci_low": positive,
-    "ci_high": positive,
-    "repetitions": count,
-}
-SCENARIO = {
-    "provenance": PROVENANCE,
-    "title": text,
-    "question": text,
-    "baseline": text,
-    "calls_per_pass": count,
-    "repetitions": count,
-    "parameters": text_values,
-    "variants": [VARIANT],
-    "ratios": [RATIO],
-    "peak_rss_mb": positive,
-    "seconds": positive,
-    "extra": None,  # scenario-specific: EXTRA below, or null
-}
 # Measurements of a scenario beyond its variants, by scenario name; others have null.
 EXTRA = {
-    "weight_cache": {
-        "memory": [
-            {
-                "models": count,
-                "shared_mb": number,
-                "dedicated_mb": number,
-                "shared_traces": count,
-                "dedicated_traces": count,
-            }
-        ],
-        "wrong_outputs": [
-            {"variant": text, "label": text, "wrong": count, "calls": count, "threads": count}
-        ],
-    },
-    "serving_architectures": {
-        "architectures": [
-            {
-                "architecture": text,
-                "variables": count,
-                "batch": count,
-                "route": text,
-                "shared_traces": count,
-                "dedicated_traces": count,
-                "shared_us": positive,
-                "dedicated_us": positive,
-                "predict_on_batch_us": positive,
-                "speedup_median": positive,
-                "speedup_ci_low": positive,
-                "speedup_ci_high": positive,
-                "rounds": count,
-            }
-        ],
-    },
-    "trace_memory": {
-        "memory": [
-            {
-                "operations": count,
-                "traces": count,
-                "grown_mb": number,
-                "kb_per_trace": number,
-                "after_del_grown_mb": number,
-                "signature_traces": count,
-                "signature_grown_mb": number,
-            }
-        ],
-    },
+    "weight_cache": record(
+        {
+            "memory": rows(
+                {
+                    "models": COUNT,
+                    **dict.fromkeys(("shared_mb", "dedicated_mb"), NUMBER),
+                    **dict.fromkeys(("shared_traces", "dedicated_traces"), COUNT),
+                }
+            ),
+            "wrong_outputs": rows(
+                {
+                    "variant": TEXT,
+                    "label": TEXT,
+                    **dict.fromkeys(("wrong", "calls", "threads"), COUNT),
+                }
+            ),
+        }
+    ),
+    "serving_architectures": record(
+        {
+            "architectures": rows(
+                {
+                    "architecture": TEXT,
+                    **dict.fromkeys(("variables", "batch"), COUNT),
+                    "route": TEXT,
+                    **dict.fromkeys(("shared_traces", "dedicated_traces", "rounds"), COUNT),
+                    **dict.fromkeys(("shared_us", "dedicated_us", "predict_on_batch_us"), POSITIVE),
+                    **dict.fromkeys(
+                        ("speedup_median", "speedup_ci_low", "speedup_ci_high"), POSITIVE
+                    ),
+                }
+            ),
+        }
+    ),
+    "trace_memory": record(
+        {
+            "memory": rows(
+                {
+                    **dict.fromkeys(("operations", "traces", "signature_traces"), COUNT),
+                    **dict.fromkeys(("grown_mb", "kb_per_trace", "after_del_grown_mb"), NUMBER),
+                    "signature_grown_mb": NUMBER,
+                }
+            ),
+        }
+    ),
 }
-
-
-def _check(value: Any, spec: Any, where: str, errors: list[str]) -> None:
-    if spec is None:
-        return
-    if isinstance(spec, dict):
-        if not isinstance(value, dict):
-            errors.append(f"{where}: expected an object, found {_shown(value)}")
-            return
-        for key, inner in spec.items():
-            if key not in value:
-                errors.append(f"{where}.{key}: missing field")
-            else:
-                _check(value[key], inner, f"{where}.{key}", errors)
-    elif isinstance(spec, list):
-        if not isinstance(value, list) or not value:
-            errors.append(f"{where}: expected a non-empty list")
-            return
-        for index, item in enumerate(value):
-            _check(item, spec[0], f"{where}[{index}]", errors)
-    else:
-        problem = spec(value)
-        if problem:
-            errors.append(f"{where}: {problem}")
+TOP = record(
+    {
+        "device": one_of(*DEVICES),
+        "scenarios": {
+            "type": "object",
+            "minProperties": 1,
+            "expected": "a non-empty object of scenario results",
+        },
+    }
+)
 
 
 # --- parsing: JSON's own looseness, turned into named problems --------------------------
@@ -327,11 +274,11 @@ def _check_provenance(provenance: dict[str, Any], device: str, where: str) -> li
         errors.append(f"{where}.device: {provenance['device']!r} in a {device} file")
     gpu = provenance["gpu"]
     if device == "cpu" and gpu is not None:
-        errors.append(f"{where}.gpu: a CPU result names a GPU ({_shown(gpu)}); expected null")
+        errors.append(f"{where}.gpu: a CPU result names a GPU ({shown(gpu)}); expected null")
     elif device == "gpu" and gpu is None:
         errors.append(f"{where}.gpu: a GPU result must name its GPU, found null")
     elif gpu is not None:
-        _check(gpu, {"name": text, "driver": text}, f"{where}.gpu", errors)
+        errors += problems(GPU, gpu, f"{where}.gpu")
     return errors
 
 
@@ -406,15 +353,13 @@ def _check_scenario(name: str, result: Any, device: str) -> list[str]:
     where = f"scenarios.{name}"
     if name not in NAMES:
         return [f"{where}: unknown scenario (known: {', '.join(NAMES)})"]
-    errors: list[str] = []
-    _check(result, SCENARIO, where, errors)
+    errors = problems(SCENARIO, result, where)
     if errors:
         return errors  # the checks below rely on the fields above
-    extra_spec = EXTRA.get(name)
-    if extra_spec is None and result["extra"] is not None:
+    if name in EXTRA:
+        errors += problems(EXTRA[name], result["extra"], f"{where}.extra")
+    elif result["extra"] is not None:
         errors.append(f"{where}.extra: expected null for this scenario")
-    if extra_spec is not None:
-        _check(result["extra"], extra_spec, f"{where}.extra", errors)
     errors += _check_provenance(result["provenance"], device, f"{where}.provenance")
     errors += _check_percentiles(result["variants"], f"{where}.variants")
     errors += _check_variant_names(result, name, where)
@@ -432,14 +377,11 @@ def validate(data: Any) -> list[str]:
         return [error.replace("(top level).", "") for error in errors]
     version = data.get("schema_version")
     if type(version) is not int or version != SCHEMA_VERSION:  # true == 1 in Python
-        return [f"schema_version: expected {SCHEMA_VERSION}, found {_shown(version)}"]
-    _check(data, {"device": one_of(*DEVICES), "scenarios": None}, "(top level)", errors)
-    scenarios = data.get("scenarios")
-    if not isinstance(scenarios, dict) or not scenarios:
-        errors.append("scenarios: expected a non-empty object of scenario results")
+        return [f"schema_version: expected {SCHEMA_VERSION}, found {shown(version)}"]
+    errors = problems(TOP, data)
     if errors:
-        return [error.replace("(top level).", "") for error in errors]
-    for name, result in scenarios.items():
+        return errors
+    for name, result in data["scenarios"].items():
         errors += _check_scenario(name, result, data["device"])
     return errors
 
@@ -516,9 +458,9 @@ def write_results(path: Path, device: str, scenarios: dict[str, dict[str, Any]])
             merged.update(previous.scenarios)
         merged.update(scenarios)
         document = {"schema_version": SCHEMA_VERSION, "device": device, "scenarios": merged}
-        problems = validate(document)
-        if problems:
-            raise ResultsError(f"{path}: refusing to write invalid results: " + "; ".join(problems))
+        errors = validate(document)
+        if errors:
+            raise ResultsError(f"{path}: refusing to write invalid results: " + "; ".join(errors))
         write_json_whole(path, document)
 
 

@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.files import UnreadableFile, read_results_text, write_json_whole
+from benchmarks.json_schema import (
+    ANYTHING,
+    FLAG,
+    fields,
+    list_of,
+    mapping_of,
+    one_of,
+    optional,
+    problems,
+)
 from verification.matrix.entries import ID_PATTERN
 
 SCHEMA_VERSION = 1
@@ -26,112 +35,35 @@ class ResultsError(Exception):
     """A results file that cannot be used; the message names the file and the field."""
 
 
-Check = Callable[[Any, str, list[str]], None]
+# The wrong type is named apart from the wrong value: "expected a whole number, found true".
+NUMBER = {
+    "type": "number",
+    "expected": "a finite number",
+    "allOf": [{"minimum": 0, "expected": "a finite number >= 0"}],
+}
+COUNT = {
+    "type": "integer",
+    "expected": "a whole number",
+    "allOf": [{"minimum": 0, "expected": "a whole number >= 0"}],
+}
+TEXT = {"type": "string", "expected": "a string"}
+IDENTIFIER = {
+    "type": "string",
+    "pattern": ID_PATTERN.pattern,
+    "expected": "an identifier ([a-z0-9.+-])",
+}
+TEXTS = list_of(TEXT)
 
-
-def _type(kind: type | tuple[type, ...], name: str) -> Check:
-    def check(value: Any, where: str, errors: list[str]) -> None:
-        # bool is an int to Python, never a number or a count to this file.
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            errors.append(f"{where}: expected {name}, found {json.dumps(value)[:60]}")
-
-    return check
-
-
-text = _type(str, "a string")
-flag = _type(bool, "true or false")
-
-
-def number(value: Any, where: str, errors: list[str]) -> None:
-    _type((int, float), "a number")(value, where, errors)
-    is_number = isinstance(value, int | float) and not isinstance(value, bool)
-    if is_number and (not math.isfinite(value) or value < 0):
-        errors.append(f"{where}: expected a finite number >= 0, found {value}")
-
-
-def count(value: Any, where: str, errors: list[str]) -> None:
-    _type(int, "a whole number")(value, where, errors)
-    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-        errors.append(f"{where}: expected a whole number >= 0, found {value}")
-
-
-def optional(check: Check) -> Check:
-    def inner(value: Any, where: str, errors: list[str]) -> None:
-        if value is not None:
-            check(value, where, errors)
-
-    return inner
-
-
-def one_of(*allowed: str) -> Check:
-    def check(value: Any, where: str, errors: list[str]) -> None:
-        if value not in allowed:
-            errors.append(f"{where}: expected one of {', '.join(allowed)}, found {value!r}")
-
-    return check
-
-
-def identifier(value: Any, where: str, errors: list[str]) -> None:
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
-        errors.append(f"{where}: expected an identifier ([a-z0-9.+-]), found {value!r}")
-
-
-def list_of(check: Check) -> Check:
-    def inner(value: Any, where: str, errors: list[str]) -> None:
-        if not isinstance(value, list):
-            errors.append(f"{where}: expected a list")
-            return
-        for index, item in enumerate(value):
-            check(item, f"{where}[{index}]", errors)
-
-    return inner
-
-
-def mapping_of(check: Check) -> Check:
-    def inner(value: Any, where: str, errors: list[str]) -> None:
-        if not isinstance(value, dict):
-            errors.append(f"{where}: expected an object")
-            return
-        for key, item in value.items():
-            check(item, f"{where}.{key}", errors)
-
-    return inner
-
-
-def fields(spec: Mapping[str, Check], optional: Mapping[str, Check] | None = None) -> Check:
-    optional = optional or {}
-
-    def inner(value: Any, where: str, errors: list[str]) -> None:
-        if not isinstance(value, dict):
-            errors.append(f"{where}: expected an object")
-            return
-        for key, check in spec.items():
-            if key not in value:
-                errors.append(f"{where}.{key}: missing field")
-            else:
-                check(value[key], f"{where}.{key}", errors)
-        for key, check in optional.items():
-            if key in value:
-                check(value[key], f"{where}.{key}", errors)
-        for key in value.keys() - spec.keys() - optional.keys():
-            errors.append(f"{where}.{key}: unknown field")
-
-    return inner
-
-
-BLOCK = fields({"status": one_of(*BLOCK_STATUSES), "output": text, "error": text})
+BLOCK = fields({"status": one_of(*BLOCK_STATUSES), "output": TEXT, "error": TEXT})
 # "needs": the distribution the page requires and the entry does not install; the page
 # was not run there (verification/matrix/entries.py: PAGE_NEEDS).
-PAGE_RESULT = fields({"error": text, "blocks": list_of(BLOCK)}, optional={"needs": text})
-PROVENANCE = fields({"date": text, "commit": text, "command": text, "machine": text, "uv": text})
+PAGE_RESULT = fields({"error": TEXT, "blocks": list_of(BLOCK)}, optional={"needs": TEXT})
+PROVENANCE = fields(dict.fromkeys(("date", "commit", "command", "machine", "uv"), TEXT))
 VERSIONS = fields(
     {
-        "python": text,
-        "tensorflow": text,
-        "keras": optional(text),
-        "numpy": optional(text),
-        "tf_keras": optional(text),
-        "tf_retracing": optional(text),
+        "python": TEXT,
+        "tensorflow": TEXT,
+        **dict.fromkeys(("keras", "numpy", "tf_keras", "tf_retracing"), optional(TEXT)),
     }
 )
 PACKAGE = fields(
@@ -139,50 +71,50 @@ PACKAGE = fields(
         "import": fields(
             {
                 "status": one_of("ok", "failed"),
-                "error": text,
-                "explainer_unavailable": optional(text),
-                "warnings": list_of(text),
+                "error": TEXT,
+                "explainer_unavailable": optional(TEXT),
+                "warnings": TEXTS,
             }
         ),
         "tests": fields(
             {
                 "status": one_of("passed", "failed", "not-run"),
-                "passed": count,
-                "failed": count,
-                "skipped": count,
-                "failures": list_of(fields({"test": text, "message": text})),
-                "seconds": number,
+                "passed": COUNT,
+                "failed": COUNT,
+                "skipped": COUNT,
+                "failures": list_of(fields({"test": TEXT, "message": TEXT})),
+                "seconds": NUMBER,
             }
         ),
     }
 )
 ENVIRONMENT = fields(
-    {"status": one_of("ok", "failed"), "message": text, "cached": flag, "seconds": number}
+    {"status": one_of("ok", "failed"), "message": TEXT, "cached": FLAG, "seconds": NUMBER}
 )
 ENTRY_COMMON = {
-    "id": identifier,
-    "label": text,
-    "requirements": list_of(text),
-    "env": mapping_of(text),
+    "id": IDENTIFIER,
+    "label": TEXT,
+    "requirements": TEXTS,
+    "env": mapping_of(TEXT),
     "provenance": PROVENANCE,
-    "declared_support": flag,
+    "declared_support": FLAG,
     "environment": ENVIRONMENT,
     "pages": mapping_of(PAGE_RESULT),
-    "seconds": number,
+    "seconds": NUMBER,
 }
-ENTRY_OK = fields(
-    {**ENTRY_COMMON, "versions": VERSIONS, "installed": list_of(text), "package": PACKAGE}
-)
+ENTRY_OK = fields({**ENTRY_COMMON, "versions": VERSIONS, "installed": TEXTS, "package": PACKAGE})
 ENTRY_FAILED = fields(
     {**ENTRY_COMMON, "versions": optional(VERSIONS), "package": optional(PACKAGE)}
 )
-DOCUMENT = {
-    "schema_version": count,
-    "complete": flag,
-    "declared_entries": list_of(identifier),
-    "pages": mapping_of(list_of(fields({"sha256": text}))),
-    "entries": _type(list, "a list"),
-}
+DOCUMENT = fields(
+    {
+        "schema_version": COUNT,
+        "complete": FLAG,
+        "declared_entries": list_of(IDENTIFIER),
+        "pages": mapping_of(list_of(fields({"sha256": TEXT}))),
+        "entries": list_of(ANYTHING),
+    }
+)
 
 
 def validate(data: Any, require_complete: bool = False) -> list[str]:
@@ -191,20 +123,18 @@ def validate(data: Any, require_complete: bool = False) -> list[str]:
         return ["(top level): expected an object"]
     if data.get("schema_version") != SCHEMA_VERSION:
         return [f"schema_version: expected {SCHEMA_VERSION}, found {data.get('schema_version')!r}"]
-    errors: list[str] = []
-    fields(DOCUMENT)(data, "", errors)
-    errors = [e.removeprefix(".") for e in errors]
+    errors = problems(DOCUMENT, data)
     if errors:
         return errors
     seen: set[str] = set()
     for index, entry in enumerate(data["entries"]):
         where = f"entries[{index}]"
         ok = isinstance(entry, dict) and entry.get("environment", {}).get("status") == "ok"
-        before = len(errors)
-        (ENTRY_OK if ok else ENTRY_FAILED)(entry, where, errors)
+        entry_errors = problems(ENTRY_OK if ok else ENTRY_FAILED, entry, where)
         if isinstance(entry, dict) and isinstance(entry.get("id"), str):
             seen.add(entry["id"])
-        if len(errors) > before:
+        if entry_errors:
+            errors += entry_errors
             continue
         if (
             list(data["entries"]).count(entry) > 1
