@@ -39,11 +39,17 @@ CAUSES_PAGE = "guide/diagnosing/"
 
 @dataclasses.dataclass(frozen=True)
 class Cause:
-    """One cause of retracing with a stable identifier and its section of the guide."""
+    """One cause of retracing with a stable identifier and its section of the guide.
+
+    ``changed`` and ``fix`` are the cause's row in the guide's table of causes (Markdown),
+    which the site renders from this registry.
+    """
 
     code: str  # never reused or renumbered: logs and issue reports quote it
     kind: str  # one of KINDS
     title: str  # what happened, as the guide's section heading says it
+    changed: str  # what differs from the earlier trace
+    fix: str  # the usual fix
 
     @property
     def url(self) -> str:
@@ -52,19 +58,100 @@ class Cause:
 
 # Append new causes at the end with the next number; never renumber.
 CAUSES = (
-    Cause("TFR001", "shape", "a tensor's shape changed"),
-    Cause("TFR002", "dtype", "a tensor's dtype changed"),
-    Cause("TFR003", "python-value", "a Python value changed"),
-    Cause("TFR004", "object", "a different Python object"),
-    Cause("TFR005", "object", "a method called on a new instance"),
-    Cause("TFR006", "object", "a new tf.function for the same code"),
-    Cause("TFR007", "structure", "a container or the kind of value changed"),
-    Cause("TFR008", "new-argument", "an argument passed or left out"),
-    Cause("TFR009", "context", "the calling context changed"),
-    Cause("TFR010", "unknown", "the cause could not be determined"),
-    Cause("TFR011", "structure", "a spec's name changed"),
-    Cause("TFR012", "context", "traced while saving a SavedModel"),
-    Cause("TFR013", "context", "another device or replica"),
+    Cause(
+        "TFR001",
+        "shape",
+        "a tensor's shape changed",
+        changed="a tensor's shape (the message names the dimension)",
+        fix="a `None` dimension in `input_signature`, `reduce_retracing=True`, or padding "
+        "to a few sizes",
+    ),
+    Cause(
+        "TFR002",
+        "dtype",
+        "a tensor's dtype changed",
+        changed="a tensor's dtype",
+        fix="cast to one dtype before the call",
+    ),
+    Cause(
+        "TFR003",
+        "python-value",
+        "a Python value changed",
+        changed="a Python number, string or flag, or a switch between a Python value and a tensor",
+        fix="pass a tensor if the value varies",
+    ),
+    Cause(
+        "TFR004",
+        "object",
+        "a different Python object",
+        changed="a different Python object as an argument",
+        fix="reuse the object, or pass its values as tensors",
+    ),
+    Cause(
+        "TFR005",
+        "object",
+        "a method called on a new instance",
+        changed="`self`: a method called on a new instance",
+        fix="create the object once",
+    ),
+    Cause(
+        "TFR006",
+        "object",
+        "a new tf.function for the same code",
+        changed="no argument: a new `tf.function` object for the same code",
+        fix="create the `tf.function` once",
+    ),
+    Cause(
+        "TFR007",
+        "structure",
+        "a container or the kind of value changed",
+        changed="a container's type, length or keys, or the kind of value (a tensor became "
+        "a variable)",
+        fix="keep the structure fixed, or pass one tensor",
+    ),
+    Cause(
+        "TFR008",
+        "new-argument",
+        "an argument passed or left out",
+        changed="an argument passed now and not before, or the reverse (`*args`, `**kwargs`)",
+        fix="pass the same arguments every call",
+    ),
+    Cause(
+        "TFR009",
+        "context",
+        "the calling context changed",
+        changed="nothing in the arguments: the calling context (first call creating "
+        "variables, graph mode)",
+        fix="usually once and expected",
+    ),
+    Cause(
+        "TFR010",
+        "unknown",
+        "the cause could not be determined",
+        changed="the explainer could not tell",
+        fix="report it",
+    ),
+    Cause(
+        "TFR011",
+        "structure",
+        "a spec's name changed",
+        changed="only a spec's name (what `tf.saved_model.save` asks for, say)",
+        fix="name specs alike, or not at all",
+    ),
+    Cause(
+        "TFR012",
+        "context",
+        "traced while saving a SavedModel",
+        changed="a trace made while saving a SavedModel",
+        fix="expected: one per exported signature",
+    ),
+    Cause(
+        "TFR013",
+        "context",
+        "another device or replica",
+        changed="another device scope, or a replica of a distribution strategy",
+        fix="expected per replica; otherwise call from one device scope",
+    ),
 )
 _BY_CODE = {cause.code: cause for cause in CAUSES}
 # Changes within a kind that have their own cause (and guide section).
