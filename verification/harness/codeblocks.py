@@ -41,6 +41,7 @@ class DocBlock:
     title: str
     expected_output: str | None
     ignore_whitespace: bool
+    lineno: int = 0  # the line of its opening fence in the expanded page (1-based)
 
     @property
     def not_run_reason(self) -> str | None:
@@ -116,6 +117,7 @@ def extract_python_blocks(text: str, source: str) -> list[DocBlock]:
                 title=attrs.get("title", ""),
                 expected_output=raw.expected_output,
                 ignore_whitespace=raw.expected_output_ignore_whitespace,
+                lineno=raw.lineno,
             )
         )
     return blocks
