@@ -107,9 +107,10 @@ def test_a_page_becomes_markdown_and_code_cells(tmp_path):
     assert text.rstrip().endswith("The end.")
 
 
-def test_the_code_cells_are_the_blocks_the_tests_run():
-    page = ROOT / "docs" / "guide" / "causes.md"
-    notebook = page_notebook(page, "guide/causes.md", SITE, "%pip install tools", SNIPPETS)
+@pytest.mark.parametrize("page", GUIDE_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_the_code_cells_are_the_blocks_the_tests_run(page):
+    uri = page.relative_to(ROOT / "docs").as_posix()
+    notebook = page_notebook(page, uri, SITE, "%pip install tools", SNIPPETS)
     blocks = [b.code.rstrip("\n") for b in page_blocks(page, SNIPPETS) if not b.not_run_reason]
     assert _sources(notebook, "code")[1:] == blocks
 
