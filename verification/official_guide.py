@@ -1,0 +1,79 @@
+"""Verdict counts of the pages that check TensorFlow's own documentation
+(``docs/guide/official-guide/``), counted from the pages' tables so that the index never
+carries a hand-typed number.
+
+A statement is a table row whose first cell is an identifier (``F12``, ``G3``) and whose
+last cell is one of ``VERDICTS``; any other last cell in such a row is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+VERDICTS = ("holds", "holds with a caveat", "wrong", "outdated", "cannot be checked")
+MARKER = "<!-- official-guide:verdict-counts -->"
+_ROW = re.compile(r"^\|\s*(?P<id>[A-Z]\d+)\s*\|.*\|\s*(?P<verdict>[^|]+?)\s*\|\s*$")
+
+
+class VerdictError(ValueError):
+    """A statement row whose verdict is not one of ``VERDICTS``, or an id used twice."""
+
+
+def statements(markdown: str, name: str = "page") -> dict[str, str]:
+    """Each statement's id and verdict, in page order."""
+    found: dict[str, str] = {}
+    for line in markdown.splitlines():
+        match = _ROW.match(line)
+        if not match:
+            continue
+        ident, verdict = match["id"], match["verdict"]
+        if verdict not in VERDICTS:
+            raise VerdictError(
+                f"{name}: {ident} has the verdict {verdict!r}, not one of {VERDICTS}"
+            )
+        if ident in found:
+            raise VerdictError(f"{name}: {ident} appears twice")
+        found[ident] = verdict
+    return found
+
+
+def page_statements(folder: Path) -> dict[str, dict[str, str]]:
+    """Statements of every page of ``folder`` but its index, by file name."""
+    pages = {}
+    for path in sorted(folder.glob("*.md")):
+        if path.name != "index.md":
+            pages[path.name] = statements(path.read_text(encoding="utf-8"), path.name)
+    return pages
+
+
+def render_counts(pages: dict[str, dict[str, str]], titles: dict[str, str]) -> str:
+    """A Markdown table: one row per page, one column per verdict, and the totals."""
+    header = "| Page | Statements | " + " | ".join(VERDICTS) + " |"
+    rows = [header, "|---|" + "---:|" * (len(VERDICTS) + 1)]
+    total: Counter = Counter()
+    for name, found in pages.items():
+        counts = Counter(found.values())
+        total.update(counts)
+        cells = " | ".join(str(counts[v]) for v in VERDICTS)
+        rows.append(f"| [{titles.get(name, name)}]({name}) | {len(found)} | {cells} |")
+    cells = " | ".join(f"**{total[v]}**" for v in VERDICTS)
+    rows.append(f"| **All** | **{sum(total.values())}** | {cells} |")
+    return "\n".join(rows)
+
+
+def page_title(path: Path) -> str:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return path.stem
+
+
+def replace_marker(markdown: str, folder: Path) -> str:
+    """The index's marker replaced by the counts of the pages beside it."""
+    if MARKER not in markdown:
+        return markdown
+    pages = page_statements(folder)
+    titles = {name: page_title(folder / name) for name in pages}
+    return markdown.replace(MARKER, render_counts(pages, titles))
