@@ -625,7 +625,10 @@ def test_a_wrong_rank_on_a_subclassed_functional_model_names_model_input_and_exp
     predictor = SharedGraphPredictor()
     with pytest.warns(ServingFallbackWarning):
         predictor.predict(model, seeded((2, FEATURES)))
-    message = r"model 'ranker' expects inputs like \(None, 8\) float32; got \(2, 5, 8\) float32"
+    message = (
+        r"model 'ranker' failed on an input of \(2, 5, 8\) float32 "
+        r"\(it expects \(None, 8\) float32\)"
+    )
     with pytest.raises(ValueError, match=message):
         predictor.predict(model, np.zeros((2, 5, FEATURES), "float32"))
 
@@ -635,7 +638,7 @@ def test_an_error_while_running_the_graph_keeps_its_type_and_names_the_model():
     model = keras.Model(inputs, keras.layers.Embedding(10, 2)(inputs), name="tokens")
     predictor = SharedGraphPredictor()
     predictor.predict(model, np.array([[1, 2, 3]], "int32"))
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"model 'tokens' expects inputs"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"model 'tokens' failed on an input"):
         predictor.predict(model, np.array([[1, 2, 99]], "int32"))
 
 

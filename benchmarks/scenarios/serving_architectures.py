@@ -1,7 +1,8 @@
 """Serving real architectures: SharedGraphPredictor against a dedicated tf.function per model.
 
 The stream (the main table) serves two MobileNetV2 models at batch 1. The ``extra`` part
-measures, per ``keras.applications`` architecture and per MLP depth, at batch 1 and 32, the
+measures, per architecture of the serving corpus (``verification/serving_corpus``) and per
+MLP depth, at batch 1 and 32, the
 steady time per call of the shared graph, of a dedicated ``tf.function`` per model (already
 traced) and of ``predict_on_batch``, in interleaved rounds, with the speedup of the shared
 graph over the dedicated functions (dedicated time / shared time, per round) and its
@@ -21,46 +22,52 @@ MLP_DEPTHS = (5, 50, 300)
 
 
 def architectures() -> dict:
-    import keras
+    """Name -> (make(seed), sample(batch, seed)): the serving corpus's architectures (the
+    ones its correctness run checks), then MLPs of growing depth."""
+    from verification.serving_corpus.architectures import ARCHITECTURES
 
-    small = {"input_shape": (32, 32, 3), "weights": None}
-    makers = {
-        "MobileNetV2 (alpha 0.35)": lambda: keras.applications.MobileNetV2(alpha=0.35, **small),
-        "EfficientNetB0": lambda: keras.applications.EfficientNetB0(**small),
-        "DenseNet121": lambda: keras.applications.DenseNet121(**small),
-        "ResNet50": lambda: keras.applications.ResNet50(**small),
-    }
-    makers.update({f"MLP, {depth} hidden layers": _mlp(depth) for depth in MLP_DEPTHS})
+    makers = {a.title: (a.make, a.sample) for a in ARCHITECTURES}
+    makers.update({f"MLP, {depth} hidden layers": (_mlp(depth), _mlp_rows) for depth in MLP_DEPTHS})
     return makers
 
 
 def _mlp(depth: int):
-    def make():
+    def make(seed: int):
         import keras
 
+        keras.utils.set_random_seed(seed)
         hidden = [keras.layers.Dense(32, activation="relu") for _ in range(depth)]
         return keras.Sequential([keras.Input((32,)), *hidden, keras.layers.Dense(4)])
 
     return make
 
 
+def _mlp_rows(batch: int, seed: int):
+    import numpy as np
+
+    return np.random.default_rng(seed).standard_normal((batch, 32)).astype("float32")
+
+
 class Served:
     """Two models of one architecture and the three ways of serving them."""
 
-    def __init__(self, make, batch: int, seed: int):
-        import keras
-        import numpy as np
-        import tensorflow as tf
-        from tf_retracing import SharedGraphPredictor
+    def __init__(self, maker, batch: int, seed: int):
+        import warnings
 
-        self.models = []
-        for k in range(MODELS_PER_ARCHITECTURE):
-            keras.utils.set_random_seed(seed + k)
-            self.models.append(make())
-        shape = (batch, *self.models[0].inputs[0].shape[1:])
-        values = np.random.default_rng(seed).standard_normal(shape).astype("float32")
-        self.x = tf.constant(values)
+        import tensorflow as tf
+        from tf_retracing import (
+            ServingFallbackWarning,
+            SharedGraphPredictor,
+            StaleKerasStateWarning,
+        )
+
+        make, sample = maker
+        self.models = [make(seed + k) for k in range(MODELS_PER_ARCHITECTURE)]
+        self.x = tf.nest.map_structure(tf.constant, sample(batch, seed))
         self.predictor = SharedGraphPredictor()
+        # The route each model takes is recorded in the results instead of warned about.
+        warnings.filterwarnings("ignore", category=ServingFallbackWarning)
+        warnings.filterwarnings("ignore", category=StaleKerasStateWarning)
         self.dedicated = [tf.function(lambda v, m=m: m(v, training=False)) for m in self.models]
 
     def shared(self, k: int):
@@ -86,10 +93,10 @@ def _round_us(call, calls: int) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
-def measure_architecture(name: str, make, batch: int, rounds: int, calls: int) -> dict:
+def measure_architecture(name: str, maker, batch: int, rounds: int, calls: int) -> dict:
     import statistics
 
-    served = Served(make, batch, SEED)
+    served = Served(maker, batch, SEED)
     ways = {"shared": served.shared, "dedicated": served.own, "pob": served.predict_on_batch}
     for call in ways.values():  # first calls: traces, verification, warm-up
         for k in range(MODELS_PER_ARCHITECTURE):
@@ -137,9 +144,9 @@ def build(quick: bool) -> Setup:
 
     def extra():
         rows = []
-        for name, make in makers.items():
+        for name, maker in makers.items():
             for batch in BATCHES:
-                rows.append(measure_architecture(name, make, batch, rounds, calls))
+                rows.append(measure_architecture(name, maker, batch, rounds, calls))
         return {"architectures": rows}
 
     calls_per_pass = 10 if quick else 40
@@ -154,7 +161,8 @@ def build(quick: bool) -> Setup:
         repetitions=3 if quick else 10,
         parameters={
             "stream": f"{first}, {MODELS_PER_ARCHITECTURE} models, batch 1, alternating",
-            "architectures": "32x32x3 inputs, weights=None; MLPs of 32 units, 32 inputs",
+            "architectures": "the serving corpus's (keras.applications at 32x32x3, "
+            "weights=None, logits); MLPs of 32 units, 32 inputs",
             "per architecture": f"{MODELS_PER_ARCHITECTURE} models, batches "
             f"{' and '.join(map(str, BATCHES))}, {rounds} interleaved rounds of {calls} calls",
         },
@@ -173,5 +181,8 @@ SCENARIO = Scenario(
     headline="shared_graph",
     headline_pass=STEADY,
     build=build,
-    requires=("snippets/tf_retracing/serving.py",),
+    requires=(
+        "snippets/tf_retracing/serving.py",
+        "verification/serving_corpus/architectures.py",
+    ),
 )

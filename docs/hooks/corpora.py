@@ -1,8 +1,9 @@
-"""MkDocs hook: the explainer's and the linter's scores on their corpora, rendered at build
-time where a page has ``<!-- explainer-corpus -->`` (Diagnosing) or ``<!-- lint-corpus -->``
-(Lint) from the results files ``python -m verification.explainer_corpus run`` and
-``python -m verification.lint_corpus run`` write. A missing or malformed file fails the
-build, naming the file and the field; the logic lives in ``verification``."""
+"""MkDocs hook: the explainer's, the linter's and the serving predictor's scores on their
+corpora, rendered at build time where a page has ``<!-- explainer-corpus -->``,
+``<!-- lint-corpus -->`` or ``<!-- serving-corpus -->`` from the results files
+``python -m verification.{explainer,lint,serving}_corpus run`` write. A missing or
+malformed file fails the build, naming the file and the field; the logic lives in
+``verification``."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from verification.explainer_corpus import render as explainer_render
 from verification.explainer_corpus.results import read_results as explainer_results
 from verification.lint_corpus import render as lint_render
 from verification.lint_corpus.results import read_results as lint_results
+from verification.serving_corpus import render as serving_render
+from verification.serving_corpus.results import read_results as serving_results
 
 CORPORA = (
     ("explainer corpus", explainer_render, explainer_results),
     ("linter corpus", lint_render, lint_results),
+    ("serving corpus", serving_render, serving_results),
 )
 
 

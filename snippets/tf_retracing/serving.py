@@ -82,7 +82,10 @@ class _Served:
     graphs: dict = field(default_factory=dict)  # input kind -> graph verified for it
     own: Any = None  # the model's own tf.function (or eager call), on the own route
     reason: str | None = None  # why it takes the own route
-    watched: list = field(default_factory=list)  # layers checked for stale Keras state
+    # Adapted Normalization layers, whose Keras-held statistics every call sends to the
+    # graph to be compared with what the variables give; emptied once warned.
+    watched: list = field(default_factory=list)
+    normalizations: list = field(default_factory=list)
 
 
 class SharedGraphPredictor:
@@ -124,10 +127,8 @@ class SharedGraphPredictor:
         served = self._served.get(model) if isinstance(model, keras.Model) else None
         if served is None:
             served = self._admit(model)
-        if served.watched:
-            self._warn_if_stale(model, served)
         try:
-            return self._serve(model, served, x)
+            outputs, stale = self._serve(model, served, x)
         except tf.errors.OpError as error:
             message = f"{_input_mismatch(model, x)}: {error.message}"
             raise type(error)(error.node_def, error.op, message) from error
@@ -135,6 +136,9 @@ class SharedGraphPredictor:
             if str(error).startswith(f"model {model.name!r}"):
                 raise  # already names the model and the input
             raise ValueError(f"{_input_mismatch(model, x)}: {error}") from error
+        if served.watched and stale is not None:
+            self._warn_if_stale(model, served, stale)
+        return outputs
 
     def forget(self, model: keras.Model) -> None:
         """Drop what the predictor knows about ``model``: its next call checks it again.
@@ -144,23 +148,27 @@ class SharedGraphPredictor:
         with self._lock:
             self._served.pop(model, None)
 
-    def _serve(self, model: keras.Model, served: _Served, x: Any) -> Any:
+    def _serve(self, model: keras.Model, served: _Served, x: Any) -> tuple[Any, Any]:
+        """The outputs, and per adapted Normalization whether Keras's statistics are stale
+        (None where the route cannot tell)."""
+        held = _held_statistics(served.normalizations)
         if served.own is not None:
-            return served.own(x)
+            return served.own(x, held)
         leaves, kind = _input_kind(x, served.input_shapes)
         graph = served.graphs.get(kind)
         if graph is None:
             graph = self._verified_graph(model, served, leaves, kind)
             if graph is None:  # verification moved the model to its own route
-                return served.own(x)
+                return served.own(x, held)
         else:
             self._touch(served.key)
-        return graph.call(served.handles, leaves)
+        return graph.call(served.handles, leaves, held)
 
-    def _warn_if_stale(self, model: keras.Model, served: _Served) -> None:
+    def _warn_if_stale(self, model: keras.Model, served: _Served, stale) -> None:
         """Warn once per model when Keras's own call answers from older weights."""
-        layer = _stale_normalization(served.watched)
-        if layer is not None:
+        flags = np.asarray(stale)
+        if flags.any():
+            layer = served.normalizations[int(np.flatnonzero(flags)[0])]
             served.watched = []
             warnings.warn(_stale_message(model, layer), StaleKerasStateWarning, stacklevel=3)
 
@@ -210,7 +218,7 @@ class SharedGraphPredictor:
                 served = _Served(key=key, input_shapes=shapes, handles=handles)
         if served is None:
             served = self._own_route(model, reason)
-        served.watched = _adapted_normalizations(model)
+        _watch_normalizations(served, model)
         with self._lock:
             self._served[model] = served
         return served
@@ -224,13 +232,13 @@ class SharedGraphPredictor:
             if mismatch is None:
                 graph = architecture.graph(kind, leaves, model, self._traces)
         if mismatch is None:
+            held = _held_statistics(served.normalizations)
             mismatch = _verification_mismatch(
-                model, kind[0], leaves, lambda probe: graph.call(served.handles, probe)
+                model, kind[0], leaves, lambda probe: graph.call(served.handles, probe, held)[0]
             )
         if mismatch is not None:
             own = self._own_route(model, mismatch)
             served.own, served.reason, served.handles = own.own, own.reason, []
-            served.watched = _adapted_normalizations(model)
             return None
         served.graphs[kind] = graph
         return graph
@@ -268,17 +276,18 @@ class SharedGraphPredictor:
         return _Served(key=None, own=own, reason=reason)
 
 
-def _call_own(model_ref, traces: list, x):  # pragma: no cover - runs only while tracing
+def _call_own(model_ref, traces: list, x, held: list):  # pragma: no cover - while tracing
     traces[0] += 1
     model = model_ref()
     # Recomputed in the graph, the statistics follow the variables; read as they stand,
     # they would be captured as constants of this trace and never change again.
-    with _recomputed(_adapted_normalizations(model)):
-        return model(x, training=False)
+    layers = _adapted_normalizations(model)
+    with _recomputed(layers):
+        return model(x, training=False), _stale_flags(layers, held)
 
 
-def _call_eagerly(model_ref, x):
-    return model_ref()(x, training=False)
+def _call_eagerly(model_ref, x, held: list):
+    return model_ref()(x, training=False), None
 
 
 def _variables(model: keras.Model) -> list:
@@ -293,12 +302,13 @@ class _Graph:
     fast_call: Any  # flat inputs -> outputs, or None where TensorFlow offers no such call
     trainable_count: int
 
-    def call(self, handles: list, leaves: list) -> Any:
+    def call(self, handles: list, leaves: list, held: list) -> tuple[Any, Any]:
+        """The outputs and the stale flags, for a model's variable handles, the input's
+        flat leaves and the statistics its Normalization layers hold."""
         if self.fast_call is not None:
-            return self.fast_call([*handles, *leaves])
-        return self.concrete(
-            handles[: self.trainable_count], handles[self.trainable_count :], leaves
-        )
+            return self.fast_call([*handles, *leaves, *held])
+        count = self.trainable_count
+        return self.concrete(handles[:count], handles[count:], leaves, held)
 
 
 @dataclass
@@ -338,19 +348,23 @@ class _Architecture:
         clone = self.clone
         normalizations = _adapted_normalizations(clone)
 
-        def run(trainable, non_trainable, flat_x):  # pragma: no cover - AutoGraph's copy
+        def run(trainable, non_trainable, flat_x, held):  # pragma: no cover - AutoGraph's
             traces[0] += 1
             mapping = [
                 *zip(clone.trainable_variables, trainable, strict=False),
                 *zip(clone.non_trainable_variables, non_trainable, strict=False),
             ]
             with keras.StatelessScope(state_mapping=mapping), _recomputed(normalizations):
-                return clone(_unflatten(structure, flat_x), training=False)
+                outputs = clone(_unflatten(structure, flat_x), training=False)
+                return outputs, _stale_flags(normalizations, held)
 
         trainable = [v.value for v in clone.trainable_variables]
         non_trainable = [v.value for v in clone.non_trainable_variables]
+        held_specs = [tf.TensorSpec.from_tensor(t) for t in _held_statistics(normalizations)]
         try:
-            concrete = tf.function(run).get_concrete_function(trainable, non_trainable, specs)
+            concrete = tf.function(run).get_concrete_function(
+                trainable, non_trainable, specs, held_specs
+            )
         except Exception as error:  # Keras refused this input while tracing
             raise ValueError(
                 f"model {model.name!r} expects inputs like {_describe_inputs(model)}; "
@@ -390,17 +404,29 @@ def _adapted_normalizations(model: keras.Model) -> list:
     ]
 
 
-def _stale_normalization(layers: list):
-    """The first adapted ``Normalization`` whose mean or variance is not what its
-    variables give (Keras derives them only in ``finalize_state``), or None."""
-    for layer in layers:
-        pairs = ((layer.mean, layer.adapt_mean), (layer.variance, layer.adapt_variance))
-        for derived, variable in pairs:
-            derived = np.ravel(np.asarray(derived))
-            source = np.ravel(variable.numpy()).astype(derived.dtype)
-            if not np.array_equal(derived, source, equal_nan=True):
-                return layer
-    return None
+def _watch_normalizations(served: _Served, model: keras.Model) -> None:
+    served.normalizations = _adapted_normalizations(model)
+    served.watched = list(served.normalizations)
+
+
+def _held_statistics(layers: list) -> list:
+    """The mean and variance tensors each layer's call reads, as Keras holds them now."""
+    return [tensor for layer in layers for tensor in (layer.mean, layer.variance)]
+
+
+def _stale_flags(layers: list, held: list) -> tf.Tensor | None:
+    """Inside a trace where ``_recomputed`` derived the layers' statistics from the
+    variables: one flag per layer, true where the statistics Keras holds (``held``)
+    differ. Comparing in the graph costs nothing per call, where reading a variable
+    eagerly costs more than a small model's whole computation."""
+    if not layers:
+        return None
+    flags = [
+        tf.reduce_any(tf.not_equal(held[2 * i], layer.mean))
+        | tf.reduce_any(tf.not_equal(held[2 * i + 1], layer.variance))
+        for i, layer in enumerate(layers)
+    ]
+    return tf.stack(flags)
 
 
 def _stale_message(model: keras.Model, layer) -> str:
@@ -480,19 +506,31 @@ def _state_difference(model: keras.Model, clone: keras.Model) -> str | None:
     if [type(layer) for layer in layers] != [type(layer) for layer in clone_layers]:
         return "a clone built from its config has different layers"
     adapted = {id(layer) for layer in _adapted_normalizations(model)}
+    # Layer names differ between instances (a nested model's output_names): compare them
+    # by position, as the architecture key does.
+    ours, its = _position_names(model), _position_names(clone)
     for layer, copy in zip(layers, clone_layers, strict=False):
         derived = {"mean", "variance"} if id(layer) in adapted else set()
         theirs = _public_state(copy)
         for name, value in _public_state(layer).items():
             if name in derived or name not in theirs:  # set after construction, by Keras
                 continue
-            if not _same_value(value, theirs[name]):
+            if not _same_value(_canonical(value, ours), _canonical(theirs[name], its)):
                 return (
                     f"layer {layer.name!r} ({type(layer).__name__}) has {name}="
                     f"{_short(value)}, but a clone built from its config has "
                     f"{_short(theirs[name])} (get_config leaves it out)"
                 )
     return None
+
+
+def _position_names(model: keras.Model) -> dict[str, str]:
+    return _renames(model.get_config())
+
+
+def _renames(config: dict) -> dict[str, str]:
+    """Each layer name of a config -> its position, the same in every instance."""
+    return {name: f"layer_{i}" for i, name in enumerate(_layer_names(config))}
 
 
 _MISSING = object()
@@ -537,7 +575,7 @@ def _short(value) -> str:
 
 # --8<-- [start:tolerances]
 # Largest difference accepted between the shared graph and model(x), relative to the
-# output's magnitude (at least 1): a graph may fuse or reorder floating-point operations
+# output's largest magnitude: a graph may fuse or reorder floating-point operations
 # that eager execution runs one by one, but a state that was not carried shows up as a
 # difference many orders of magnitude larger.
 TOLERANCES = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-4, "float64": 1e-10}
@@ -581,7 +619,9 @@ def _outputs_mismatch(got: Any, expected: Any) -> str | None:
                 return "a non-floating output differs"
             continue
         g64, e64 = g.astype(np.float64), e.astype(np.float64)
-        scale = max(1.0, float(np.max(np.abs(e64), initial=0.0)))
+        # Relative to the output's own scale, however small: a softmax over a thousand
+        # classes is about 1e-3 everywhere, and a floor of 1 would let a wrong graph pass.
+        scale = max(float(np.max(np.abs(e64), initial=0.0)), float(np.finfo(e.dtype).tiny))
         error = float(np.max(np.abs(g64 - e64), initial=0.0)) / scale
         if not error <= tolerance:  # also true for NaN where the model has none
             if np.array_equal(np.isnan(g64), np.isnan(e64)) and np.isnan(error):
@@ -614,8 +654,7 @@ def architecture_key(model: keras.Model) -> str:
     dropped, plus the shape and dtype of every trainable and non-trainable weight.
     """
     config = model.get_config()
-    names = _layer_names(config)
-    canonical = _canonical(config, {name: f"layer_{i}" for i, name in enumerate(names)})
+    canonical = _canonical(config, _renames(config))
     canonical.pop("name", None)
     return json.dumps(
         {
@@ -630,18 +669,29 @@ def architecture_key(model: keras.Model) -> str:
 
 
 def _layer_names(config: Any) -> list[str]:
-    """Every layer name in a (possibly nested) model config, in order of appearance."""
+    """Every layer name in a (possibly nested) model config, in order of appearance: the
+    name of each serialized layer wherever it sits (a model's ``layers``, a wrapper's
+    ``layer`` and ``backward_layer``). A serialized layer is an item of a ``layers`` list
+    (an ``InputLayer`` among them) or a dict with a ``class_name`` and a ``config``
+    holding ``name`` and ``trainable``, which a dtype policy's or an initializer's config
+    never holds."""
     names: list[str] = []
-    if isinstance(config, dict):
-        for layer in config.get("layers", []):
-            name = layer.get("config", {}).get("name")
-            if isinstance(name, str) and name not in names:
-                names.append(name)
-        for value in config.values():
-            names.extend(n for n in _layer_names(value) if n not in names)
-    elif isinstance(config, list | tuple):
-        for value in config:
-            names.extend(n for n in _layer_names(value) if n not in names)
+
+    def visit(node: Any, listed: bool = False) -> None:
+        if isinstance(node, dict):
+            inner = node.get("config")
+            if "class_name" in node and isinstance(inner, dict):
+                name = inner.get("name")
+                named = listed or "trainable" in inner
+                if named and isinstance(name, str) and name not in names:
+                    names.append(name)
+            for key, value in node.items():
+                visit(value, listed=key == "layers")
+        elif isinstance(node, list | tuple):
+            for value in node:
+                visit(value, listed)
+
+    visit(config)
     return names
 
 
@@ -808,17 +858,19 @@ def _check_fits(model: keras.Model, leaves: list) -> None:
 def _describe_inputs(model: keras.Model) -> str:
     inputs = _symbolic_inputs(model)
     if not inputs:
-        return "what its call accepts (it has no keras.Input to describe them)"
+        return "what its call accepts: it has no keras.Input to describe"
     return ", ".join(f"{(None, *t.shape[1:])} {tf.as_dtype(t.dtype).name}" for t in inputs)
 
 
 def _input_mismatch(model: keras.Model, x: Any) -> str:
-    """The opening of an error about an input: the model, what it expects, what it got."""
+    """The opening of an error raised while serving: the model, the input, what it expects."""
     try:
         got = _describe_leaves([_as_tensor(value) for value in _flatten(x)[1]])
     except ValueError:
         got = type(x).__name__
-    return f"model {model.name!r} expects inputs like {_describe_inputs(model)}; got {got}"
+    return (
+        f"model {model.name!r} failed on an input of {got} (it expects {_describe_inputs(model)})"
+    )
 
 
 def _describe_leaves(leaves: list) -> str:

@@ -1,0 +1,44 @@
+"""The serving corpus's results as Markdown, for the Serving page (``<!-- serving-corpus -->``)."""
+
+from __future__ import annotations
+
+MARKER = "<!-- serving-corpus -->"
+STEPS = ("first calls", "set_weights", "assign", "load_weights", "8 threads")
+
+
+def replace_marker(markdown: str, data: dict, source_link) -> str:
+    if MARKER not in markdown:
+        return markdown
+    return markdown.replace(MARKER, render(data, source_link))
+
+
+def render(data: dict, source_link) -> str:
+    rows = data["architectures"]
+    provenance = data["provenance"]
+    passed = sum(row["passed"] for row in rows)
+    lines = [
+        f"{passed} of {len(rows)} architectures passed. Run of {provenance['date']} at commit "
+        f"`{provenance['commit']}`, TensorFlow {provenance['tensorflow']}, Keras "
+        f"{provenance['keras']}, Python {provenance['python']} ({provenance['machine']}, "
+        f"{provenance['seconds']} s), by `{provenance['command']}` "
+        f"([the corpus]({source_link('verification/serving_corpus/architectures.py')})).",
+        "",
+        "Largest difference from the output the weights define, relative to the output's "
+        "scale, after each step:",
+        "",
+        "| architecture | variables | route | traces | "
+        + " | ".join(STEPS)
+        + " | Keras's own call stale, warned | passed |",
+        "|---|---|---|---|" + "---|" * len(STEPS) + "---|---|",
+    ]
+    for row in rows:
+        errors = " | ".join(f"{row['errors'][step]:.1e}" for step in STEPS)
+        stale = row["stale_keras_models"]
+        warned = stale - len(row["stale_unwarned"])
+        route = row["route"] if row["reason"] is None else f"{row['route']}: {row['reason']}"
+        lines.append(
+            f"| [{row['title']}]({row['source']}) | {row['variables']} | {route} | "
+            f"{row['traces']} | {errors} | {warned} of {stale} | "
+            f"{'yes' if row['passed'] else '**no**'} |"
+        )
+    return "\n".join(lines)
