@@ -178,6 +178,30 @@ def test_dropout_frozen_and_mixed_precision_models_match(build):
     assert predictor.tracing_count == 1
 
 
+def test_wrapped_layers_share_one_trace_across_instances():
+    def bidirectional():
+        tokens = keras.Input((None,), dtype="int32")
+        embedded = keras.layers.Embedding(20, 4, mask_zero=True)(tokens)
+        return keras.Model(tokens, keras.layers.Bidirectional(keras.layers.GRU(3))(embedded))
+
+    models = [bidirectional() for _ in range(3)]
+    ids = np.random.default_rng(0).integers(1, 20, (2, 5)).astype("int32")
+    predictor = SharedGraphPredictor()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ServingFallbackWarning)
+        for model in models:
+            assert_same(predictor.predict(model, ids), expected(model, ids))
+    assert predictor.tracing_count == 1
+
+
+def test_architecture_key_tells_dtype_policies_apart():
+    def dense(policy):
+        return keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, dtype=policy)])
+
+    assert architecture_key(dense("float32")) != architecture_key(dense("mixed_float16"))
+    assert architecture_key(dense("float32")) == architecture_key(dense("float32"))
+
+
 def test_architecture_key_ignores_names_and_weights_but_not_units_or_activation():
     base = architecture_key(sequential())
     assert architecture_key(randomise(sequential(), 1)) == base
