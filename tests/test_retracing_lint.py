@@ -132,6 +132,29 @@ GUIDE_FINDINGS = {
     ("docs/index.md", "halve(tf.zeros([length]))", "TFL011"),
     ("docs/index.md", "triple(n)", "TFL003"),
 }
+# TensorFlow's guide, checked: the hazards its pages run on purpose, to test the guide's claims.
+GUIDE_FINDINGS |= {
+    ("docs/guide/official-guide/docstring-and-warning.md", "if x > 0:", "TFL008"),
+    ("docs/guide/official-guide/docstring-and-warning.md", "relaxed(n)", "TFL003"),
+    ("docs/guide/official-guide/docstring-and-warning.md", "shows(a, tf.constant(b))", "TFL003"),
+    ("docs/guide/official-guide/docstring-and-warning.md", "with_hints(n)", "TFL003"),
+    (
+        "docs/guide/official-guide/docstring-and-warning.md",
+        "return [values(n) for n in range(5)]",
+        "TFL003",
+    ),
+    (
+        "docs/guide/official-guide/docstring-and-warning.md",
+        "tf.function(lambda x: x)(tf.zeros([1]))",
+        "TFL001",
+    ),
+    ("docs/guide/official-guide/function-limitations.md", "return tf.Variable(1.0)", "TFL005"),
+    (
+        "docs/guide/official-guide/function-limitations.md",
+        "step = tf.function(apply.python_function)",
+        "TFL001",
+    ),
+}
 
 
 def guide_findings() -> set[tuple[str, str, str]]:

@@ -74,6 +74,9 @@ def replace_marker(markdown: str, folder: Path) -> str:
     """The index's marker replaced by the counts of the pages beside it."""
     if MARKER not in markdown:
         return markdown
-    pages = page_statements(folder)
+    found = page_statements(folder)
+    # In the order the index links them (its reading order); pages it does not link last.
+    order = {name: markdown.find(f"({name})") % (len(markdown) + 1) for name in found}
+    pages = {name: found[name] for name in sorted(found, key=lambda name: order[name])}
     titles = {name: page_title(folder / name) for name in pages}
     return markdown.replace(MARKER, render_counts(pages, titles))
