@@ -28,7 +28,7 @@ FIELDS = (
     "seconds",
 )
 # What a run's results depend on: the predictor and the corpus.
-MEASURED = ("snippets/tf_retracing/serving.py", "verification/serving_corpus")
+MEASURED = ("snippets/tf_retracing/serving.py", "verification/serving_corpus/*.py")
 
 
 def provenance(seconds: float) -> dict:
