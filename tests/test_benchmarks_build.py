@@ -83,6 +83,12 @@ def test_rerun_setting_must_name_a_profile(hook, monkeypatch):
         hook.on_config(CONFIG)
 
 
+# The pages below the Benchmarks page that show the results, one section per scenario.
+RESULT_PAGES = [
+    p for p in sorted((ROOT / "docs" / "benchmarks").glob("*.md")) if p.name != "index.md"
+]
+
+
 @pytest.mark.slow
 def test_built_site_has_every_plot_and_no_marker_left(built_site):
     from benchmarks.schema import load_results
@@ -92,6 +98,10 @@ def test_built_site_has_every_plot_and_no_marker_left(built_site):
         for name in loaded.scenarios:
             svg = built_site / "assets" / "benchmarks" / f"{device}-{name}.svg"
             assert svg.read_text("utf-8").lstrip().startswith("<?xml"), svg
-    page = (built_site / "benchmarks" / "index.html").read_text("utf-8")
-    assert "benchmark:" not in page  # every marker was replaced
-    assert page.count('src="../assets/benchmarks/cpu-') == len(results["cpu"].scenarios)
+    # The Benchmarks page and its pages of results, one level below it.
+    pages = [built_site / "benchmarks" / "index.html"]
+    pages += [built_site / "benchmarks" / p.stem / "index.html" for p in RESULT_PAGES]
+    texts = [page.read_text("utf-8") for page in pages]
+    assert all("benchmark:" not in text for text in texts)  # every marker was replaced
+    plots = sum(text.count('src="../../assets/benchmarks/cpu-') for text in texts)
+    assert plots == len(results["cpu"].scenarios)

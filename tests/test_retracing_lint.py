@@ -105,9 +105,13 @@ GUIDE_FINDINGS = {
         "TFL006",
     ),
     ("docs/guide/claims-checked/values-objects-keras.md", "sum_with_tf_range(steps)", "TFL003"),
-    ("docs/guide/diagnosing.md", "double(n)", "TFL003"),
-    ("docs/guide/diagnosing.md", "return predict(normalise(request), threshold)", "TFL003"),
-    ("docs/guide/diagnosing.md", "normalise = tf.function(lambda x: x / 255)", "TFL001"),
+    ("docs/guide/diagnosing/programs.md", "normalise = tf.function(lambda x: x / 255)", "TFL001"),
+    (
+        "docs/guide/diagnosing/programs.md",
+        "return predict(normalise(request), threshold)",
+        "TFL003",
+    ),
+    ("docs/guide/diagnosing/tensorflow-tools.md", "double(n)", "TFL003"),
     ("docs/guide/how-tracing-works.md", "scale(tf.constant([1.0, 2.0]), factor)", "TFL003"),
     ("docs/guide/input-signatures.md", "row_sums(tf.zeros([batch_size, 4]))", "TFL011"),
     ("docs/guide/keras-2.md", "return model.predict(features, verbose=0)", "TFL006"),
@@ -117,7 +121,7 @@ GUIDE_FINDINGS = {
     ("docs/guide/keras-models.md", "model.predict(batch(3), verbose=0)", "TFL004"),
     ("docs/guide/keras-models.md", "model.predict(batch(rows), verbose=0)", "TFL004"),
     ("docs/guide/keras-models.md", "return model.predict(features, verbose=0)", "TFL006"),
-    ("docs/guide/lint.md", "return x.numpy().tolist()", "TFL007"),
+    ("docs/guide/lint/rules.md", "return x.numpy().tolist()", "TFL007"),
     ("docs/guide/memory.md", "normalise(tf.ones([length]))", "TFL011"),
     ("docs/guide/retracing-warning.md", "every_fourth(tf.zeros([call // 4 + 1]))", "TFL011"),
     ("docs/guide/retracing-warning.md", "every_third(tf.zeros([call // 3 + 1]))", "TFL011"),
@@ -634,10 +638,14 @@ def test_the_links_use_the_site_url_of_mkdocs_yml(monkeypatch):
     assert base_path_from_config() == "/" + SITE_URL.split("/", 3)[3]
 
 
-def test_the_lint_page_lists_every_rule():
+def test_the_lint_page_lists_every_rule_and_the_rules_page_explains_each():
     page = (ROOT / "docs" / "guide" / "lint.md").read_text()
+    rules = (ROOT / "docs" / "guide" / "lint" / "rules.md").read_text()
     for rule in RULES:
-        assert f"### `{rule.code}` {rule.name}" in page, rule.code
+        anchor = f"{rule.code.lower()}-{rule.name}"
+        row = f"| [`{rule.code}`](lint/rules.md#{anchor}) | {rule.name} | {rule.summary} |"
+        assert row in page, rule.code
+        assert f"## `{rule.code}` {rule.name}" in rules, rule.code
 
 
 def test_every_rule_links_to_an_anchor_of_the_built_site(built_site):

@@ -30,7 +30,7 @@ RULE = Rule(
     name="numpy-in-function",
     summary="Tensor.numpy() called on an argument or a local tensor inside a tf.function.",
     fix="Keep the value a tensor and use TensorFlow operations on it.",
-    page="lint/#tfl007-numpy-in-function",
+    page="lint/rules/#tfl007-numpy-in-function",
     check=check,
     found=(
         """
