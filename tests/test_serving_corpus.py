@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from verification.serving_corpus.architectures import ARCHITECTURES
+from benchmarks.architectures import ARCHITECTURES
 from verification.serving_corpus.results import read_results
 from verification.serving_corpus.runner import run_architecture
 

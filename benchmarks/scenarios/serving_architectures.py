@@ -24,7 +24,7 @@ MLP_DEPTHS = (5, 50, 300)
 def architectures() -> dict:
     """Name -> (make(seed), sample(batch, seed)): the serving corpus's architectures (the
     ones its correctness run checks), then MLPs of growing depth."""
-    from verification.serving_corpus.architectures import ARCHITECTURES
+    from benchmarks.architectures import ARCHITECTURES
 
     makers = {a.title: (a.make, a.sample) for a in ARCHITECTURES}
     makers.update({f"MLP, {depth} hidden layers": (_mlp(depth), _mlp_rows) for depth in MLP_DEPTHS})
@@ -183,6 +183,6 @@ SCENARIO = Scenario(
     build=build,
     requires=(
         "snippets/tf_retracing/serving.py",
-        "verification/serving_corpus/architectures.py",
+        "benchmarks/architectures.py",
     ),
 )

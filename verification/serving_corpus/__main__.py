@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("run", help="serve every architecture and write the results")
     run.add_argument("--only", nargs="+", metavar="ID", help="run only these architectures")
     options = parser.parse_args(argv)
-    from verification.serving_corpus.architectures import ARCHITECTURES
+    from benchmarks.architectures import ARCHITECTURES
     from verification.serving_corpus.runner import run_architecture
 
     chosen = ARCHITECTURES

@@ -21,7 +21,7 @@ def render(data: dict, source_link) -> str:
         f"`{provenance['commit']}`, TensorFlow {provenance['tensorflow']}, Keras "
         f"{provenance['keras']}, Python {provenance['python']} ({provenance['machine']}, "
         f"{provenance['seconds']} s), by `{provenance['command']}` "
-        f"([the corpus]({source_link('verification/serving_corpus/architectures.py')})).",
+        f"([the corpus]({source_link('benchmarks/architectures.py')})).",
         "",
         "Largest difference from the output the weights define, relative to the output's "
         "scale, after each step:",

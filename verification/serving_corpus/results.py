@@ -28,7 +28,11 @@ FIELDS = (
     "seconds",
 )
 # What a run's results depend on: the predictor and the corpus.
-MEASURED = ("snippets/tf_retracing/serving.py", "verification/serving_corpus/*.py")
+MEASURED = (
+    "snippets/tf_retracing/serving.py",
+    "benchmarks/architectures.py",
+    "verification/serving_corpus/*.py",
+)
 
 
 def provenance(seconds: float) -> dict:

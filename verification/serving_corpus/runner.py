@@ -25,7 +25,7 @@ import tensorflow as tf
 from tf_retracing import SharedGraphPredictor, StaleKerasStateWarning
 from tf_retracing._internals import flatten_layers
 
-from verification.serving_corpus.architectures import Architecture
+from benchmarks.architectures import Architecture
 
 MODELS = 3
 THREADS = 8

@@ -1,5 +1,7 @@
-"""The architectures of the serving corpus: how to build one (with its own weights) and an
-input for it, and where the architecture comes from.
+"""Real architectures for serving: how to build one (with its own weights) and an input for
+it, and where the architecture comes from. The serving corpus
+(``verification/serving_corpus``) checks the predictor's answers on them and the
+``serving_architectures`` scenario times it.
 
 Every model here is built by this file's own code, following the architecture its source
 describes; keras.applications models are built with ``weights=None`` at 32x32 inputs and
