@@ -576,7 +576,7 @@ def test_new_normalization_statistics_are_followed_and_stale_keras_is_named(chan
     assert_same(predictor.predict(model, x), expected(model, x))
 
 
-def test_a_subclassed_model_follows_new_statistics_on_its_own_route():
+def test_a_subclassed_model_follows_new_statistics_through_its_template():
     class Normalized(keras.Model):
         def __init__(self):
             super().__init__()
@@ -586,18 +586,38 @@ def test_a_subclassed_model_follows_new_statistics_on_its_own_route():
         def call(self, x):
             return self.dense(self.normalization(x))
 
-    model = Normalized()
-    model.normalization.adapt(np.random.default_rng(0).normal(3, 2, (50, FEATURES)))
     x = seeded((4, FEATURES)) * 10
-    model(x)
-    predictor = SharedGraphPredictor()
-    with pytest.warns(ServingFallbackWarning):
-        assert_same(predictor.predict(model, x), expected(model, x))
+    template, model = Normalized(), Normalized()
+    for seed, each in enumerate((template, model)):
+        each.normalization.adapt(np.random.default_rng(seed).normal(3, 2, (50, FEATURES)))
+        each(x)
+    predictor = SharedGraphPredictor(strict=True)  # no fallback: both share the template
+    assert_same(predictor.predict(template, x), expected(template, x))
+    assert_same(predictor.predict(model, x), expected(model, x))
     model.normalization.adapt_mean.assign(np.full(FEATURES, -4.0, "float32"))
     with pytest.warns(StaleKerasStateWarning, match="layer 'normalization"):
         predictor.predict(model, x)
     model.normalization.finalize_state()
-    # The own route's trace recomputes the statistics: no constant of the first call.
+    assert_same(predictor.predict(model, x), expected(model, x))
+
+
+def test_the_own_route_recomputes_statistics_rather_than_keeping_the_first_calls():
+    lookup = keras.layers.IntegerLookup(vocabulary=[3, 5, 7])
+    normalization = keras.layers.Normalization()
+    normalization.adapt(np.random.default_rng(0).normal(3, 2, (50, 1)).astype("float32"))
+    ids, values = keras.Input((1,), dtype="int64"), keras.Input((1,))
+    features = keras.layers.Concatenate()(
+        [keras.ops.cast(lookup(ids), "float32"), normalization(values)]
+    )
+    model = keras.Model([ids, values], keras.layers.Dense(1)(features))
+    x = [np.array([[3], [9]], "int64"), np.array([[1.0], [8.0]], "float32")]
+    predictor = SharedGraphPredictor()
+    with pytest.warns(ServingFallbackWarning, match="keeps state outside its variables"):
+        assert_same(predictor.predict(model, x), expected(model, x))
+    normalization.adapt_mean.assign([-6.0])
+    with pytest.warns(StaleKerasStateWarning):
+        predictor.predict(model, x)
+    normalization.finalize_state()
     assert_same(predictor.predict(model, x), expected(model, x))
 
 
@@ -640,18 +660,17 @@ def test_a_layer_changed_after_the_first_call_is_followed_after_forget():
 
 
 def test_a_wrong_rank_on_a_subclassed_functional_model_names_model_input_and_expectation():
-    class FunctionalSubclass(keras.Model):
+    class Ranker(keras.Model):
         def __init__(self):
             inputs = keras.Input((FEATURES,))
             super().__init__(inputs, keras.layers.Dense(3)(inputs), name="ranker")
 
-    model = FunctionalSubclass()
+    model = Ranker()
     predictor = SharedGraphPredictor()
-    with pytest.warns(ServingFallbackWarning):
-        predictor.predict(model, seeded((2, FEATURES)))
+    predictor.predict(model, seeded((2, FEATURES)))
     message = (
-        r"model 'ranker' failed on an input of \(2, 5, 8\) float32 "
-        r"\(it expects \(None, 8\) float32\)"
+        r"model 'ranker' (expects inputs like \(None, 8\) float32; got \(2, 5, 8\) float32|"
+        r"failed on an input of \(2, 5, 8\) float32 \(it expects \(None, 8\) float32\))"
     )
     with pytest.raises(ValueError, match=message):
         predictor.predict(model, np.zeros((2, 5, FEATURES), "float32"))
@@ -729,31 +748,52 @@ def test_adapted_lookup_layers_are_served_by_their_own_route(kind):
     assert "lookup" in predictor.fallback_reason(model)
 
 
-def test_subclassed_models_are_served_by_their_own_route():
-    class Subclassed(keras.Model):
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.dense = keras.layers.Dense(3)
+class Subclassed(keras.Model):
+    def __init__(self, factor=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+        self.dense = keras.layers.Dense(3)
 
-        def call(self, x):
-            return self.dense(x) * 2.0
+    def call(self, x):
+        return self.dense(x) * self.factor
 
-    class FunctionalSubclass(keras.Model):
-        def __init__(self):
-            inputs = keras.Input((FEATURES,))
-            super().__init__(inputs, keras.layers.Dense(3)(inputs))
 
-        def call(self, x, training=False):
-            return super().call(x, training=training) + 1.0
+class FunctionalSubclass(keras.Model):
+    def __init__(self):
+        inputs = keras.Input((FEATURES,))
+        super().__init__(inputs, keras.layers.Dense(3)(inputs))
 
-    predictor = SharedGraphPredictor()
+    def call(self, x, training=False):
+        return super().call(x, training=training) + 1.0
+
+
+@pytest.mark.parametrize("make", [Subclassed, FunctionalSubclass])
+def test_subclassed_models_share_their_templates_graph(make):
     x = seeded((4, FEATURES))
-    plain = Subclassed()
-    plain(x)
-    for model in (plain, FunctionalSubclass()):
-        with pytest.warns(ServingFallbackWarning, match="a subclass whose call"):
+    models = [make() for _ in range(3)]
+    for model in models:
+        model(x)
+    predictor = SharedGraphPredictor()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ServingFallbackWarning)
+        for model in models:
             assert_same(predictor.predict(model, x), expected(model, x))
-        assert_same(predictor.predict(model, x[:2]), expected(model, x[:2]))
+            assert_same(predictor.predict(model, x[:2]), expected(model, x[:2]))
+    # The template's trace (batch sizes share it), and one comparison trace per other model.
+    assert predictor.tracing_count == 1 + 2
+    assert [predictor.fallback_reason(m) for m in models] == [None, None, None]
+
+
+def test_a_subclass_whose_python_state_changes_its_graph_takes_its_own_route():
+    x = seeded((4, FEATURES))
+    models = [Subclassed(2.0), Subclassed(3.0)]
+    for model in models:
+        model(x)
+    predictor = SharedGraphPredictor()
+    predictor.predict(models[0], x)
+    with pytest.warns(ServingFallbackWarning, match="its call traces another graph than"):
+        assert_same(predictor.predict(models[1], x), expected(models[1], x))
+    assert_same(predictor.predict(models[0], x), expected(models[0], x))
 
 
 def test_a_stateful_rnn_takes_its_own_route_and_keeps_its_state():

@@ -9,11 +9,14 @@ first use:
 - **shared**: a plain ``Sequential`` or functional model whose state all lives in its
   variables (or is derived from them in a way the graph recomputes, as an adapted
   ``Normalization``'s mean and variance). Models of one architecture share one concrete
-  function, traced on a clone with the variables as arguments. Before a model is served
-  from it, the shared graph's output is compared with ``model(x, training=False)`` on the
-  caller's input and on a perturbed copy of it.
-- **own**: everything else (subclassed models, layers with lookup tables or other state
-  outside their variables, stateful RNNs, clones that do not compute what the model
+  function, traced on a clone with the variables as arguments. A subclass of ``Model``,
+  whose call its config does not describe, shares the graph of its template, the first
+  model of its class with the same variables, once the graph its own call traces (one
+  trace, not kept) is the template's, operation for operation and constant for constant.
+  Before a model is served from a shared graph, its output is compared with
+  ``model(x, training=False)`` on the caller's input and on a perturbed copy of it.
+- **own**: everything else (layers with lookup tables or other state outside their
+  variables, stateful RNNs, clones or subclasses that do not compute what the model
   computes) is served through the model's own ``tf.function`` (or, for a layer that
   derives state from its variables in a ``finalize_state`` the graph cannot recompute,
   through the model's own eager call). A ``ServingFallbackWarning`` names the model and
@@ -207,8 +210,15 @@ class SharedGraphPredictor:
                 self._served[model] = served
             return served
         served = None
-        if reason is None:
+        if reason is _SUBCLASS:
+            # A subclass's call is not described by its config: it may share the graph of
+            # the first model of its class with the same variables (its template) if its
+            # own traced graph is the same, which the first call of each input kind checks.
+            reason = _layers_reason(model)
+            key = None if reason is not None else _template_key(model)
+        elif reason is None:
             key = architecture_key(model)
+        if reason is None:
             architecture, reason = self._architecture(key, model)
             if reason is None:
                 reason = architecture.state_difference(model)
@@ -231,6 +241,7 @@ class SharedGraphPredictor:
             architecture, mismatch = self._architecture(served.key, model)
             if mismatch is None:
                 graph = architecture.graph(kind, leaves, model, self._traces)
+                mismatch = architecture.graph_difference(kind, leaves, model, self._traces)
         if mismatch is None:
             held = _held_statistics(served.normalizations)
             mismatch = _verification_mismatch(
@@ -249,7 +260,10 @@ class SharedGraphPredictor:
             if architecture is not None:
                 self._architectures.move_to_end(key)
                 return architecture, None
-            architecture, reason = _Architecture.build(model, key)
+            if key.startswith(_TEMPLATE):
+                architecture, reason = _Architecture(clone=model, template=True), None
+            else:
+                architecture, reason = _Architecture.build(model, key)
             if reason is not None:
                 return architecture, reason
             self._architectures[key] = architecture
@@ -315,8 +329,9 @@ class _Graph:
 class _Architecture:
     """A clone of one architecture, and its concrete functions by kind of input."""
 
-    clone: keras.Model
+    clone: keras.Model  # for a subclass: its template, the first model of its class
     graphs: dict = field(default_factory=dict)
+    template: bool = False
 
     @staticmethod
     def build(model: keras.Model, key: str) -> tuple[_Architecture | None, str | None]:
@@ -332,7 +347,24 @@ class _Architecture:
 
     def state_difference(self, model: keras.Model) -> str | None:
         """Name a layer whose state the clone's config does not reproduce, if any."""
+        if self.template:
+            return None  # a subclass's state is compared through its traced graph
         return _state_difference(model, self.clone)
+
+    def graph_difference(self, kind, leaves: list, model: keras.Model, traces: list):
+        """For a subclass that is not the template: why the graph its own call traces
+        differs from the template's, or None. Costs the model one trace, not kept."""
+        if not self.template or model is self.clone:
+            return None
+        own = _Architecture(clone=model, template=True)._trace(kind, leaves, model, traces)
+        if _graph_signature(own.concrete.graph) != _graph_signature(
+            self.graph(kind, leaves, model, traces).concrete.graph
+        ):
+            return (
+                f"its call traces another graph than {self.clone.name!r}, the first model "
+                f"of its class {type(model).__qualname__} with the same variables"
+            )
+        return None
 
     def graph(self, kind, leaves: list, model: keras.Model, traces: list) -> _Graph:
         """The concrete function for this input kind, traced on first need."""
@@ -414,6 +446,41 @@ def _held_statistics(layers: list) -> list:
     return [tensor for layer in layers for tensor in (layer.mean, layer.variance)]
 
 
+def _template_key(model: keras.Model) -> str:
+    """What two models of one subclass must share to share a template: the class, and the
+    shape, dtype and name of every variable in order."""
+    variables = [
+        (list(v.shape), str(v.dtype), v.path.rsplit("/", 1)[-1])
+        for group in (model.trainable_variables, model.non_trainable_variables)
+        for v in group
+    ]
+    return _TEMPLATE + json.dumps(
+        [f"{type(model).__module__}.{type(model).__qualname__}", variables]
+    )
+
+
+# Attributes that hold a name or a place, not what an operation computes.
+_NAME_ATTRIBUTES = frozenset({"_class", "shared_name", "container", "_read_only_resource_inputs"})
+
+
+def _graph_signature(graph) -> list:
+    """What a traced graph computes, without its names: each operation's type, its inputs
+    as (operation position, output index) and its attributes (constants' values
+    included), in order. Two models whose calls trace the same signature with their
+    variables as the same arguments compute the same function of them."""
+    position = {op.name: i for i, op in enumerate(graph.get_operations())}
+    signature = []
+    for op in graph.get_operations():
+        attributes = sorted(
+            (key, value.SerializeToString(deterministic=True))
+            for key, value in op.node_def.attr.items()
+            if key not in _NAME_ATTRIBUTES
+        )
+        inputs = [(position[t.op.name], t.value_index) for t in op.inputs]
+        signature.append((op.type, inputs, attributes))
+    return signature
+
+
 def _stale_flags(layers: list, held: list) -> tf.Tensor | None:
     """Inside a trace where ``_recomputed`` derived the layers' statistics from the
     variables: one flag per layer, true where the statistics Keras holds (``held``)
@@ -467,15 +534,22 @@ def _unrecomputable_message(model: keras.Model, layer) -> str:
     )
 
 
+# The reason _structural_reason gives for a subclass, which may still share a template.
+_SUBCLASS = "subclass"
+_TEMPLATE = "template:"
+
+
 def _structural_reason(model: keras.Model) -> str | None:
-    """Why the model must take its own route, from its classes and layers alone."""
+    """Why the model cannot be served from a clone, from its classes and layers alone
+    (``_SUBCLASS`` for a subclass of Sequential or Model)."""
     if not (type(model) is keras.Sequential or _internals.is_plain_functional(model)):
-        return (
-            f"it is an instance of {type(model).__qualname__}, a subclass whose call "
-            "may compute what its config does not describe"
-        )
+        return _SUBCLASS
     if not _symbolic_inputs(model):
         return "it has no symbolic inputs (build it with keras.Input)"
+    return _layers_reason(model)
+
+
+def _layers_reason(model: keras.Model) -> str | None:
     for layer in _internals.flatten_layers(model):
         reason = _layer_reason(layer)
         if reason is not None:
