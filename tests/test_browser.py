@@ -542,31 +542,12 @@ def check_plot_text_is_readable(path: str, page: Page) -> None:
 # path and moves its detail (tables, reference sections, case lists) to pages one click away.
 MAX_SCREENS = 12
 SCREEN_HEIGHT = 900
-# The pages not yet split: each is still longer than MAX_SCREENS, and the check fails as
-# soon as one is not, so that a page leaves this set when it is split (it cannot go stale).
-PAGES_NOT_YET_SPLIT = {
-    # Measured when they joined the set, against the limit of 10800 px:
-    "/guide/dynamic-shapes/",  # 10807 px
-    "/reference/",  # 10957 px
-}
-
-
-def test_the_pages_not_yet_split_exist():
-    assert not PAGES_NOT_YET_SPLIT - set(PAGES), PAGES_NOT_YET_SPLIT - set(PAGES)
-
-
 def check_page_is_at_most_max_screens(path: str, page: Page) -> None:
     screens = page.evaluate("document.documentElement.scrollHeight") / SCREEN_HEIGHT
-    if path in PAGES_NOT_YET_SPLIT:
-        assert screens > MAX_SCREENS, (
-            f"{path} is {screens:.1f} screens, within {MAX_SCREENS}: take it out of "
-            "PAGES_NOT_YET_SPLIT"
-        )
-    else:
-        assert screens <= MAX_SCREENS, (
-            f"{path} is {screens:.1f} screens at {WIDE} x {SCREEN_HEIGHT}, more than "
-            f"{MAX_SCREENS}: move its detail to pages linked from it"
-        )
+    assert screens <= MAX_SCREENS, (
+        f"{path} is {screens:.1f} screens at {WIDE} x {SCREEN_HEIGHT}, more than "
+        f"{MAX_SCREENS}: move its detail to pages linked from it"
+    )
 
 
 @pytest.mark.parametrize("path", PAGES)

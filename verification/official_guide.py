@@ -58,7 +58,8 @@ def render_counts(pages: dict[str, dict[str, str]], titles: dict[str, str]) -> s
         total.update(counts)
         cells = " | ".join(str(counts[v]) for v in VERDICTS)
         rows.append(f"| [{titles.get(name, name)}]({name}) | {len(found)} | {cells} |")
-    cells = " | ".join(f"**{total[v]}**" for v in VERDICTS)
+    # Only the first two cells bold: a phone shows them without scrolling the table.
+    cells = " | ".join(str(total[v]) for v in VERDICTS)
     rows.append(f"| **All** | **{sum(total.values())}** | {cells} |")
     return "\n".join(rows)
 
