@@ -638,16 +638,6 @@ def test_the_links_use_the_site_url_of_mkdocs_yml(monkeypatch):
     assert base_path_from_config() == "/" + SITE_URL.split("/", 3)[3]
 
 
-def test_the_lint_page_lists_every_rule_and_the_rules_page_explains_each():
-    page = (ROOT / "docs" / "guide" / "lint.md").read_text()
-    rules = (ROOT / "docs" / "guide" / "lint" / "rules.md").read_text()
-    for rule in RULES:
-        anchor = f"{rule.code.lower()}-{rule.name}"
-        row = f"| [`{rule.code}`](lint/rules.md#{anchor}) | {rule.name} | {rule.summary} |"
-        assert row in page, rule.code
-        assert f"## `{rule.code}` {rule.name}" in rules, rule.code
-
-
 def test_every_rule_links_to_an_anchor_of_the_built_site(built_site):
     for rule in RULES:
         page, anchor = rule.page.split("#")

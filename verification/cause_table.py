@@ -1,7 +1,7 @@
 """The guide's table of causes, rendered at build time from the package's own registry
 (``tf_retracing.explainer_types.CAUSES``): a new cause is its registry entry and the
 comparison that recognises it, and the table follows. The hook is
-``docs/hooks/cause_table.py``."""
+``docs/hooks/registry_tables.py``."""
 
 from __future__ import annotations
 
