@@ -542,6 +542,8 @@ def check_plot_text_is_readable(path: str, page: Page) -> None:
 # path and moves its detail (tables, reference sections, case lists) to pages one click away.
 MAX_SCREENS = 12
 SCREEN_HEIGHT = 900
+
+
 def check_page_is_at_most_max_screens(path: str, page: Page) -> None:
     screens = page.evaluate("document.documentElement.scrollHeight") / SCREEN_HEIGHT
     assert screens <= MAX_SCREENS, (
