@@ -4,6 +4,7 @@ checked before a page renders them, a bad file named with the field that is wron
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from benchmarks.files import UnreadableFile, read_results_text, write_json_whole
@@ -34,6 +35,18 @@ def check_records(data, path: Path, schema_version: int, records: dict[str, tupl
             if missing:
                 named = f" ({item['id']})" if "id" in item else ""
                 raise ResultsError(f"{path}: {key}[{index}]{named} lacks {missing[0]!r}")
+
+
+def chosen(items: list, only: list[str] | None, prog: str, noun: str) -> list | None:
+    """The items whose ``id`` is in ``only`` (all of them without ``only``), or None after
+    naming on standard error the ids that match none (``prog: no such NOUN: ...``)."""
+    if not only:
+        return list(items)
+    unknown = set(only) - {item.id for item in items}
+    if unknown:
+        print(f"{prog}: no such {noun}: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return None
+    return [item for item in items if item.id in only]
 
 
 def write_checked(path: Path, data: dict, check) -> None:

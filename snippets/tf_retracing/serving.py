@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import json
 import threading
 import warnings
@@ -86,9 +87,9 @@ class _Served:
     own: Any = None  # the model's own tf.function (or eager call), on the own route
     reason: str | None = None  # why it takes the own route
     # Adapted Normalization layers, whose Keras-held statistics every call sends to the
-    # graph to be compared with what the variables give; emptied once warned.
-    watched: list = field(default_factory=list)
+    # graph to be compared with what the variables give.
     normalizations: list = field(default_factory=list)
+    stale_warned: bool = False  # a StaleKerasStateWarning was given for the model
 
 
 class SharedGraphPredictor:
@@ -139,7 +140,7 @@ class SharedGraphPredictor:
             if str(error).startswith(f"model {model.name!r}"):
                 raise  # already names the model and the input
             raise ValueError(f"{_input_mismatch(model, x)}: {error}") from error
-        if served.watched and stale is not None:
+        if stale is not None and not served.stale_warned:
             self._warn_if_stale(model, served, stale)
         return outputs
 
@@ -172,8 +173,8 @@ class SharedGraphPredictor:
         flags = np.asarray(stale)
         if flags.any():
             layer = served.normalizations[int(np.flatnonzero(flags)[0])]
-            served.watched = []
-            warnings.warn(_stale_message(model, layer), StaleKerasStateWarning, stacklevel=3)
+            served.stale_warned = True
+            _warn_at_caller(_stale_message(model, layer), StaleKerasStateWarning)
 
     @property
     def tracing_count(self) -> int:
@@ -199,16 +200,20 @@ class SharedGraphPredictor:
     def _admit(self, model: Any) -> _Served:
         """First sight of a model: check it and choose its route."""
         _check_model(model)
-        reason = _structural_reason(model)
         unrecomputable = _unrecomputable_layer(model)
-        if unrecomputable is not None:
+        if unrecomputable is None:
+            served = self._route(model)
+        else:
             served = self._own_route(model, _unrecomputable_reason(unrecomputable), eager=True)
-            warnings.warn(
-                _unrecomputable_message(model, unrecomputable), StaleKerasStateWarning, stacklevel=3
-            )
-            with self._lock:
-                self._served[model] = served
-            return served
+            _warn_at_caller(_unrecomputable_message(model, unrecomputable), StaleKerasStateWarning)
+        with self._lock:
+            self._served[model] = served
+        return served
+
+    def _route(self, model: keras.Model) -> _Served:
+        """A shared graph for the model's architecture (or its class's template) when one
+        can serve it, else its own traced function."""
+        reason = _structural_reason(model)
         served = None
         if reason is _SUBCLASS:
             # A subclass's call is not described by its config: it may share the graph of
@@ -228,9 +233,7 @@ class SharedGraphPredictor:
                 served = _Served(key=key, input_shapes=shapes, handles=handles)
         if served is None:
             served = self._own_route(model, reason)
-        _watch_normalizations(served, model)
-        with self._lock:
-            self._served[model] = served
+        served.normalizations = _adapted_normalizations(model)
         return served
 
     def _verified_graph(self, model, served: _Served, leaves, kind) -> _Graph | None:
@@ -279,15 +282,22 @@ class SharedGraphPredictor:
         if self.strict:
             raise UnsharableModelError(message)
         how = "its own call" if eager else "its own traced function"
-        warnings.warn(
-            f"{message}; it is served through {how} instead", ServingFallbackWarning, stacklevel=4
-        )
+        _warn_at_caller(f"{message}; it is served through {how} instead", ServingFallbackWarning)
         if eager:
             own = functools.partial(_call_eagerly, weakref.ref(model))
         else:
             call = functools.partial(_call_own, weakref.ref(model), self._traces)
             own = tf.function(call, reduce_retracing=True)
         return _Served(key=None, own=own, reason=reason)
+
+
+def _warn_at_caller(message: str, category: type[Warning]) -> None:
+    """Warn at the reader's call of ``predict``: the first frame outside this module,
+    however many of the predictor's own functions the path went through."""
+    frame, level = inspect.currentframe().f_back, 2
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def _call_own(model_ref, traces: list, x, held: list):  # pragma: no cover - while tracing
@@ -315,6 +325,11 @@ class _Graph:
     concrete: Any
     fast_call: Any  # flat inputs -> outputs, or None where TensorFlow offers no such call
     trainable_count: int
+
+    @functools.cached_property
+    def signature(self) -> list:
+        """What the graph computes, without names (``_graph_signature``), computed once."""
+        return _graph_signature(self.concrete.graph)
 
     def call(self, handles: list, leaves: list, held: list) -> tuple[Any, Any]:
         """The outputs and the stale flags, for a model's variable handles, the input's
@@ -357,9 +372,7 @@ class _Architecture:
         if not self.template or model is self.clone:
             return None
         own = _Architecture(clone=model, template=True)._trace(kind, leaves, model, traces)
-        if _graph_signature(own.concrete.graph) != _graph_signature(
-            self.graph(kind, leaves, model, traces).concrete.graph
-        ):
+        if own.signature != self.graph(kind, leaves, model, traces).signature:
             return (
                 f"its call traces another graph than {self.clone.name!r}, the first model "
                 f"of its class {type(model).__qualname__} with the same variables"
@@ -434,11 +447,6 @@ def _adapted_normalizations(model: keras.Model) -> list:
         for layer in _internals.flatten_layers(model)
         if isinstance(layer, keras.layers.Normalization) and layer.input_mean is None
     ]
-
-
-def _watch_normalizations(served: _Served, model: keras.Model) -> None:
-    served.normalizations = _adapted_normalizations(model)
-    served.watched = list(served.normalizations)
 
 
 def _held_statistics(layers: list) -> list:

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from verification.corpus_results import chosen
 from verification.explainer_corpus.cases import CaseError, all_cases
 from verification.explainer_corpus.results import RESULTS_FILE, provenance, write_results
 from verification.explainer_corpus.runner import run_case, run_environment
@@ -33,15 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     except CaseError as error:
         print(f"verification.explainer_corpus: {error}", file=sys.stderr)
         return 2
-    if options.only:
-        unknown = set(options.only) - {case.id for case in cases}
-        if unknown:
-            print(
-                f"verification.explainer_corpus: no such case: {', '.join(sorted(unknown))}",
-                file=sys.stderr,
-            )
-            return 2
-        cases = [case for case in cases if case.id in options.only]
+    cases = chosen(cases, options.only, "verification.explainer_corpus", "case")
+    if cases is None:
+        return 2
     output = options.output or (None if options.only else RESULTS_FILE)
     started = time.monotonic()
     python = PreloadedPython(run_environment(options.package_path))

@@ -9,6 +9,7 @@ import argparse
 import sys
 import time
 
+from verification.corpus_results import chosen
 from verification.serving_corpus.results import RESULTS_FILE, provenance, write_results
 
 
@@ -21,19 +22,14 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.architectures import ARCHITECTURES
     from verification.serving_corpus.runner import run_architecture
 
-    chosen = ARCHITECTURES
-    if options.only:
-        unknown = set(options.only) - {a.id for a in ARCHITECTURES}
-        if unknown:
-            print(
-                f"verification.serving_corpus: no such architecture: {', '.join(sorted(unknown))}",
-                file=sys.stderr,
-            )
-            return 2
-        chosen = [a for a in ARCHITECTURES if a.id in options.only]
+    architectures = chosen(
+        ARCHITECTURES, options.only, "verification.serving_corpus", "architecture"
+    )
+    if architectures is None:
+        return 2
     started = time.monotonic()
     results = []
-    for architecture in chosen:
+    for architecture in architectures:
         result = run_architecture(architecture)
         results.append(result)
         worst = max(result["errors"].values())
