@@ -182,7 +182,7 @@ def _about_another_page(item, pages: set[str], chosen: set[str]) -> bool:
 def pytest_collection_modifyitems(config, items):
     """With --page, drop the tests about other pages. Then run the tests that wait for
     background work (page runs, the site build) last, so that the in-process tests run
-    while the pages execute and the site builds."""
+    while the pages execute and the site builds; the slow tests first within each group."""
     if config.getoption("page"):
         pages = {relative_name(page) for page in documented_pages()}
         chosen = {relative_name(page) for page in _chosen_pages(config)}
@@ -196,4 +196,11 @@ def pytest_collection_modifyitems(config, items):
             return 2
         return 1 if "page_runs" in names else 0
 
-    items.sort(key=waits_for)  # stable: file order is kept within each group
+    def short(item) -> bool:
+        return item.get_closest_marker("slow") is None
+
+    # Within each group the slow tests (environments built, subprocesses run) go first and
+    # the short ones fill the end, so that both workers finish together: last in line, the
+    # reader-install tests once kept one worker busy for a minute and a half after the
+    # other had finished. The sort is stable: file order is kept otherwise.
+    items.sort(key=lambda item: (waits_for(item), short(item)))

@@ -174,15 +174,27 @@ def _fresh_environment(environment: ReaderEnvironment, folder: Path) -> Path:
     return python
 
 
-def _distributions(python: Path) -> dict[str, str]:
-    listed = _ok(_run(str(python), "-m", "pip", "list", "--format=json"))
-    return {item["name"].lower(): item["version"] for item in json.loads(listed)}
+# What an environment holds, read by its own interpreter in one start: each installed
+# distribution's version (what `pip list` shows, without pip's own start-up) and the bytes
+# of its site-packages folder (links not followed).
+INVENTORY = r"""
+import importlib.metadata, json, os, sysconfig
+root = sysconfig.get_paths()["purelib"]
+size = 0
+for folder, _, files in os.walk(root):
+    for name in files:
+        path = os.path.join(folder, name)
+        if not os.path.islink(path):
+            size += os.path.getsize(path)
+versions = {d.metadata["Name"].lower(): d.version for d in importlib.metadata.distributions()}
+print(json.dumps({"distributions": versions, "bytes": size}))
+"""
 
 
-def _site_packages_bytes(python: Path) -> int:
-    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
-    folder = Path(_ok(_run(str(python), "-c", code)).strip())
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+def _inventory(python: Path) -> tuple[dict[str, str], int]:
+    """The environment's distributions (lower-case name -> version) and site-packages size."""
+    found = json.loads(_ok(_run(str(python), "-I", "-c", INVENTORY)))
+    return found["distributions"], found["bytes"]
 
 
 def _pip_line(python: Path, line: str) -> list[str]:
@@ -213,7 +225,7 @@ def test_installing_leaves_the_readers_packages_as_they_were(
     environment, served_site, wheel_name, tmp_path
 ):
     python = _fresh_environment(environment, tmp_path / "venv")
-    before, size_before = _distributions(python), _site_packages_bytes(python)
+    before, size_before = _inventory(python)
     lines = _install_lines(wheel_name, served_site)
     by_file = lines["This exact release, from its file"]
     # Python 3.10 needs tomli, which only the file line (dependencies from PyPI) finds;
@@ -222,13 +234,13 @@ def test_installing_leaves_the_readers_packages_as_they_were(
     chosen = [by_file] if environment.python == "3.10" else [*by_index, by_file]
     for line in chosen:
         _ok(_run(*_pip_line(python, line)))
-        after = _distributions(python)
+        after, size_after = _inventory(python)
         changed = {n: (v, after.get(n)) for n, v in before.items() if after.get(n) != v}
         assert not changed, f"{line} changed {changed}"
         added = set(after) - set(before)
         allowed = {"tf-retracing"} | ({"tomli"} if environment.python == "3.10" else set())
         assert "tf-retracing" in added and added <= allowed, f"{line} added {added}"
-        assert _site_packages_bytes(python) - size_before <= MAX_ADDED_BYTES
+        assert size_after - size_before <= MAX_ADDED_BYTES
         _ok(_run(str(python), "-m", "pip", "uninstall", "-y", "tf-retracing"))
     _ok(_run(*_pip_line(python, by_file)))
     _check_the_tools(environment, python, tmp_path)
