@@ -23,6 +23,7 @@ from tf_retracing import (
     UnsharableModelError,
     architecture_key,
 )
+from tf_retracing import _internals as tf_retracing_internals
 
 from snippets.weight_swap_cache import WeightSwapCache, count_wrong_outputs
 
@@ -746,6 +747,60 @@ def test_adapted_lookup_layers_are_served_by_their_own_route(kind):
         got = predictor.predict(model, data)
     assert_same(got, expected(model, data))
     assert "lookup" in predictor.fallback_reason(model)
+
+
+def lookup_embedding() -> keras.Model:
+    """A model on the own route: an adapted StringLookup (a table), then an Embedding."""
+    lookup = keras.layers.StringLookup()
+    lookup.adapt(np.array([["a", "b"], ["c", "a"]]))
+    inputs = keras.Input((2,), dtype="string")
+    embedded = keras.layers.Embedding(lookup.vocabulary_size(), 3)(lookup(inputs))
+    return keras.Model(inputs, embedded)
+
+
+def words(batch: int) -> np.ndarray:
+    return np.array([["a", "c"], ["b", "zz"], ["c", "a"]] * batch)[:batch]
+
+
+def test_the_own_route_traces_once_per_kind_of_input_and_follows_new_weights():
+    model, predictor = lookup_embedding(), SharedGraphPredictor()
+    with pytest.warns(ServingFallbackWarning, match="keeps state outside its variables"):
+        predictor.predict(model, words(1))
+    for batch in (1, 2, 5):
+        assert_same(predictor.predict(model, words(batch)), expected(model, words(batch)))
+    assert predictor.tracing_count == 1  # batch sizes share the trace
+    model.set_weights([w * 2 + 1 for w in model.get_weights()])
+    assert_same(predictor.predict(model, words(3)), expected(model, words(3)))
+    assert_same(predictor.predict(model, [words(3)]), expected(model, [words(3)]))
+    assert predictor.tracing_count == 2  # a list around the input is another kind
+
+
+def test_the_own_route_under_concurrent_first_calls_traces_once():
+    model, predictor = lookup_embedding(), SharedGraphPredictor()
+    start, outputs = threading.Barrier(8), [None] * 8
+
+    def serve(index: int) -> None:
+        start.wait()
+        outputs[index] = predictor.predict(model, words(index + 1))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ServingFallbackWarning)
+        threads = [threading.Thread(target=serve, args=(i,)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    for index, output in enumerate(outputs):
+        assert_same(output, expected(model, words(index + 1)))
+    assert predictor.tracing_count == 1
+
+
+def test_the_own_route_without_a_flat_call_uses_the_public_call(monkeypatch):
+    monkeypatch.setattr(tf_retracing_internals, "flat_caller", lambda concrete: None)
+    model, predictor = lookup_embedding(), SharedGraphPredictor()
+    with pytest.warns(ServingFallbackWarning):
+        assert_same(predictor.predict(model, words(2)), expected(model, words(2)))
+    assert_same(predictor.predict(model, words(4)), expected(model, words(4)))
 
 
 class Subclassed(keras.Model):

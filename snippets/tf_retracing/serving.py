@@ -17,9 +17,10 @@ first use:
   ``model(x, training=False)`` on the caller's input and on a perturbed copy of it.
 - **own**: everything else (layers with lookup tables or other state outside their
   variables, stateful RNNs, clones or subclasses that do not compute what the model
-  computes) is served through the model's own ``tf.function`` (or, for a layer that
-  derives state from its variables in a ``finalize_state`` the graph cannot recompute,
-  through the model's own eager call). A ``ServingFallbackWarning`` names the model and
+  computes) is served through a function traced on the model itself, one concrete
+  function per kind of input with the model's variables and tables captured (or, for a
+  layer that derives state from its variables in a ``finalize_state`` the graph cannot
+  recompute, through the model's own eager call). A ``ServingFallbackWarning`` names the model and
   the reason; ``strict=True`` raises ``UnsharableModelError`` instead.
 
 What is followed from call to call: every variable's value (``set_weights``,
@@ -84,7 +85,7 @@ class _Served:
     input_shapes: list = field(default_factory=list)  # its Input shapes, batch None
     handles: list = field(default_factory=list)  # its variables' handles, graph order
     graphs: dict = field(default_factory=dict)  # input kind -> graph verified for it
-    own: Any = None  # the model's own tf.function (or eager call), on the own route
+    own: Any = None  # the model's own traced function (or eager call), on the own route
     reason: str | None = None  # why it takes the own route
     # Adapted Normalization layers, whose Keras-held statistics every call sends to the
     # graph to be compared with what the variables give.
@@ -286,8 +287,7 @@ class SharedGraphPredictor:
         if eager:
             own = functools.partial(_call_eagerly, weakref.ref(model))
         else:
-            call = functools.partial(_call_own, weakref.ref(model), self._traces)
-            own = tf.function(call, reduce_retracing=True)
+            own = _OwnFunction(model, self._traces)
         return _Served(key=None, own=own, reason=reason)
 
 
@@ -298,6 +298,55 @@ def _warn_at_caller(message: str, category: type[Warning]) -> None:
     while frame is not None and frame.f_code.co_filename == __file__:
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+class _OwnFunction:
+    """A model's own traced function: one concrete function per kind of input (its
+    nesting, and each leaf's shape with the batch and the dimensions the model's Inputs
+    leave free set to None, as on the shared route), capturing the model's variables and
+    tables, called with its flat inputs. A ``tf.function``'s own dispatch (binding the
+    arguments, finding the trace) costs about 100 microseconds a call, more than many
+    models' whole computation; the call to a concrete function skips it."""
+
+    def __init__(self, model: keras.Model, traces: list):
+        self._model = weakref.ref(model)
+        self._traces = traces
+        self._input_shapes = [(None, *t.shape[1:]) for t in _symbolic_inputs(model)]
+        self._callers: dict = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, x, held: list) -> tuple[Any, Any]:
+        leaves, kind = _input_kind(x, self._input_shapes)
+        caller = self._callers.get(kind)
+        if caller is None:
+            caller = self._trace(kind, held)
+        return caller([*leaves, *held])
+
+    def _trace(self, kind, held: list):
+        with self._lock:
+            caller = self._callers.get(kind)
+            if caller is not None:  # another thread traced it meanwhile
+                return caller
+            structure, leaf_kinds = kind
+            model_ref, traces = self._model, self._traces
+
+            def run(flat_x, held):  # pragma: no cover - runs while tracing
+                return _call_own(model_ref, traces, _unflatten(structure, flat_x), held)
+
+            concrete = tf.function(run).get_concrete_function(
+                [tf.TensorSpec(shape, dtype) for shape, dtype in leaf_kinds],
+                [tf.TensorSpec.from_tensor(tensor) for tensor in held],
+            )
+            caller = _internals.flat_caller(concrete) or _positional_caller(
+                concrete, len(leaf_kinds)
+            )
+            self._callers[kind] = caller
+            return caller
+
+
+def _positional_caller(concrete, leaf_count: int):
+    """Where TensorFlow offers no flat call: the public call, with the inputs regrouped."""
+    return lambda flat: concrete(flat[:leaf_count], flat[leaf_count:])
 
 
 def _call_own(model_ref, traces: list, x, held: list):  # pragma: no cover - while tracing
