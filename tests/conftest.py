@@ -47,22 +47,32 @@ def _chosen_pages(config) -> list[Path]:
     return chosen or known
 
 
+# The shared folder this session made, on its config: a nested pytest run by a test
+# inherits SHARED_FOLDER_VARIABLE, and must never stop or remove its parent's jobs.
+OWN_SHARED_FOLDER = pytest.StashKey[Path]()
+
+
 def pytest_configure(config):
     """The session's main process makes the folder its workers share (pytest-xdist starts
     them after this, with this environment); without xdist it is the only process. A
     wrong --page stops the run here, before any worker starts."""
     if not hasattr(config, "workerinput"):
         _chosen_pages(config)
-        os.environ[SHARED_FOLDER_VARIABLE] = tempfile.mkdtemp(prefix="tf-retracing-tests-")
+        folder = Path(tempfile.mkdtemp(prefix="tf-retracing-tests-"))
+        config.stash[OWN_SHARED_FOLDER] = folder
+        os.environ[SHARED_FOLDER_VARIABLE] = str(folder)
 
 
 def pytest_unconfigure(config):
-    if not hasattr(config, "workerinput"):
-        if SHARED_FOLDER_VARIABLE not in os.environ:  # stopped in pytest_configure
-            return
-        shared = Path(os.environ.pop(SHARED_FOLDER_VARIABLE))
-        stop_all(shared)
-        shutil.rmtree(shared, ignore_errors=True)
+    """Stop this session's background jobs and remove its folder; a worker, or a session
+    stopped in pytest_configure, has none (a nested run refused for a wrong --page once
+    removed its parent's, and the site was built again a minute later)."""
+    shared = config.stash.get(OWN_SHARED_FOLDER, None)
+    if shared is None:
+        return
+    os.environ.pop(SHARED_FOLDER_VARIABLE, None)
+    stop_all(shared)
+    shutil.rmtree(shared, ignore_errors=True)
 
 
 def shared_folder(name: str) -> Path:
@@ -156,15 +166,23 @@ def built_site(site_build) -> Path:
     return site_build.wait()
 
 
+# How much lower than the background jobs each test process runs (and what it starts).
+TESTS_NICENESS = 10
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _start_slow_work_early(request):
-    """Start the page runs and the site build as the session begins, when tests need them,
-    so that they use the cores while the in-process tests run."""
+    """Start the site build and the page runs as the session begins, when tests need them,
+    then lower this process's priority below theirs (os.nice), so that they take the cores
+    first and are done before any test waits for them; the in-process tests that come first
+    fill what the jobs leave. At equal priority the site build, one process among five,
+    ended about 150 s into the run and every test after it waited."""
     needed = {name for item in request.session.items for name in item.fixturenames}
-    if "page_runs" in needed:
-        request.getfixturevalue("page_runs").start()
     if needed & {"built_site", "site_url"}:
         request.getfixturevalue("site_build").start()
+    if "page_runs" in needed:
+        request.getfixturevalue("page_runs").start()
+    os.nice(TESTS_NICENESS)
 
 
 def _about_another_page(item, pages: set[str], chosen: set[str]) -> bool:

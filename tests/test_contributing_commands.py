@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from tests.conftest import SHARED_FOLDER_VARIABLE
 from verification.harness.codeblocks import ROOT, page_blocks
 
 COMMAND = re.compile(r"`((?:make [a-z-]+)|(?:\.venv/bin/python -m [\w.]+[^`]*))`")
@@ -47,6 +50,9 @@ def test_page_option_keeps_only_the_tests_about_that_page():
 
 
 def test_page_option_refuses_what_is_not_a_page():
+    """Refused, the nested run leaves this session's shared folder and jobs alone (it
+    inherits the variable that names them)."""
+    shared = Path(os.environ[SHARED_FOLDER_VARIABLE])
     refused = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "0", "--collect-only", "-q",
          "--page", "docs/nowhere.md", "tests/test_docs_blocks.py"],
@@ -55,3 +61,4 @@ def test_page_option_refuses_what_is_not_a_page():
     assert refused.returncode == 4, refused.stderr
     assert "--page: not a page of the site:" in refused.stderr
     assert "nowhere.md" in refused.stderr
+    assert shared.is_dir(), "the refused run removed this session's shared folder"
