@@ -803,6 +803,53 @@ def test_the_own_route_without_a_flat_call_uses_the_public_call(monkeypatch):
     assert_same(predictor.predict(model, words(4)), expected(model, words(4)))
 
 
+class FlattensByBatch(keras.Model):
+    """A call that needs the batch size while tracing (a reshape to x.shape[0])."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = keras.layers.Dense(2)
+
+    def call(self, x):
+        return self.dense(tf.reshape(x, [x.shape[0], -1]))
+
+
+def test_a_call_that_needs_the_batch_size_is_served_with_exact_shapes():
+    models = [FlattensByBatch() for _ in range(2)]
+    for model in models:
+        model(seeded((3, 2, 2)))
+    predictor = SharedGraphPredictor()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ServingFallbackWarning)
+        for model in models:
+            for batch in (3, 5, 3):
+                x = seeded((batch, 2, 2))
+                assert_same(predictor.predict(model, x), expected(model, x))
+    traced = predictor.tracing_count
+    predictor.predict(models[0], seeded((5, 2, 2)))
+    assert predictor.tracing_count == traced  # each shape's graph is kept
+    with pytest.raises(ValueError, match="flattens_by_batch"):
+        predictor.predict(models[0], seeded((3, 2, 2, 2)))
+
+
+class ReshapeToBatch(keras.layers.Layer):
+    def call(self, x):
+        return tf.reshape(x, [x.shape[0], -1])
+
+
+def test_the_own_route_serves_a_call_that_needs_the_batch_size_with_exact_shapes():
+    lookup = keras.layers.StringLookup()
+    lookup.adapt(np.array([["a", "b"], ["c", "a"]]))
+    inputs = keras.Input((2,), batch_size=3, dtype="string")
+    embedded = keras.layers.Embedding(lookup.vocabulary_size(), 3)(lookup(inputs))
+    model = keras.Model(inputs, ReshapeToBatch()(embedded))
+    predictor = SharedGraphPredictor()
+    with pytest.warns(ServingFallbackWarning, match="keeps state outside its variables"):
+        got = predictor.predict(model, words(3))
+    assert_same(got, expected(model, words(3)))
+    assert_same(predictor.predict(model, words(3)), expected(model, words(3)))
+
+
 class Subclassed(keras.Model):
     def __init__(self, factor=2.0, **kwargs):
         super().__init__(**kwargs)

@@ -85,6 +85,9 @@ class _Served:
     input_shapes: list = field(default_factory=list)  # its Input shapes, batch None
     handles: list = field(default_factory=list)  # its variables' handles, graph order
     graphs: dict = field(default_factory=dict)  # input kind -> graph verified for it
+    # Kinds whose call needs the dimensions they leave free (a reshape to x.shape[0]):
+    # served with each input's exact shapes instead, one graph per shape.
+    exact_kinds: set = field(default_factory=set)
     own: Any = None  # the model's own traced function (or eager call), on the own route
     reason: str | None = None  # why it takes the own route
     # Adapted Normalization layers, whose Keras-held statistics every call sends to the
@@ -160,9 +163,11 @@ class SharedGraphPredictor:
         if served.own is not None:
             return served.own(x, held)
         leaves, kind = _input_kind(x, served.input_shapes)
+        if kind in served.exact_kinds:
+            kind = _exact_kind(kind, leaves)
         graph = served.graphs.get(kind)
         if graph is None:
-            graph = self._verified_graph(model, served, leaves, kind)
+            graph = self._verified_graph_of_any_shape(model, served, leaves, kind)
             if graph is None:  # verification moved the model to its own route
                 return served.own(x, held)
         else:
@@ -236,6 +241,20 @@ class SharedGraphPredictor:
             served = self._own_route(model, reason)
         served.normalizations = _adapted_normalizations(model)
         return served
+
+    def _verified_graph_of_any_shape(self, model, served: _Served, leaves, kind):
+        """The verified graph for this kind of input; where the model's call cannot be
+        traced with the dimensions the kind leaves free, the graph for this input's exact
+        shapes (``_exact_kind``). An input the call refuses either way raises its error."""
+        try:
+            return self._verified_graph(model, served, leaves, kind)
+        except ValueError:
+            exact = _exact_kind(kind, leaves)
+            if exact == kind:
+                raise
+            graph = self._verified_graph(model, served, leaves, exact)
+            served.exact_kinds.add(kind)
+            return graph
 
     def _verified_graph(self, model, served: _Served, leaves, kind) -> _Graph | None:
         """The architecture's graph for this input kind, once its output matched."""
@@ -313,14 +332,29 @@ class _OwnFunction:
         self._traces = traces
         self._input_shapes = [(None, *t.shape[1:]) for t in _symbolic_inputs(model)]
         self._callers: dict = {}
+        self._exact_kinds: set = set()
         self._lock = threading.Lock()
 
     def __call__(self, x, held: list) -> tuple[Any, Any]:
         leaves, kind = _input_kind(x, self._input_shapes)
+        if kind in self._exact_kinds:
+            kind = _exact_kind(kind, leaves)
         caller = self._callers.get(kind)
         if caller is None:
-            caller = self._trace(kind, held)
+            caller = self._trace_of_any_shape(kind, leaves, held)
         return caller([*leaves, *held])
+
+    def _trace_of_any_shape(self, kind, leaves: list, held: list):
+        """As the shared route: exact shapes where the call needs the free dimensions."""
+        try:
+            return self._trace(kind, held)
+        except Exception:
+            exact = _exact_kind(kind, leaves)
+            if exact == kind:
+                raise
+            caller = self._trace(exact, held)
+            self._exact_kinds.add(kind)
+            return caller
 
     def _trace(self, kind, held: list):
         with self._lock:
@@ -909,6 +943,15 @@ def _input_kind(x: Any, input_shapes: list) -> tuple[list, tuple]:
         for leaf, model_shape in zip(leaves, input_shapes, strict=False)
     )
     return leaves, (structure, kinds)
+
+
+def _exact_kind(kind: tuple, leaves: list) -> tuple:
+    """``kind`` with every dimension of every leaf as this input has it."""
+    structure, leaf_kinds = kind
+    exact = tuple(
+        (tuple(leaf.shape), dtype) for leaf, (_, dtype) in zip(leaves, leaf_kinds, strict=True)
+    )
+    return structure, exact
 
 
 def _trace_shape(shape: tf.TensorShape, model_shape: tuple | None) -> tuple:
