@@ -23,6 +23,10 @@ first use:
   recompute, through the model's own eager call). A ``ServingFallbackWarning`` names the model and
   the reason; ``strict=True`` raises ``UnsharableModelError`` instead.
 
+Inputs of one kind (nesting, dtypes, and shapes but for the batch and the dimensions the
+model's Inputs leave free) share one graph; a model whose call needs those dimensions while
+tracing (a reshape to ``x.shape[0]``) gets one graph per exact input shape instead.
+
 What is followed from call to call: every variable's value (``set_weights``,
 ``variable.assign``, ``load_weights``, an optimizer's steps) and the ``Normalization``
 statistics derived from them. What is not: a change to a model's Python structure after
