@@ -167,7 +167,8 @@ class SharedGraphPredictor:
         if served.own is not None:
             return served.own(x, held)
         leaves, kind = _input_kind(x, served.input_shapes)
-        if kind in served.exact_kinds:
+        # Usually empty: tested first, so that the kind is hashed once per call.
+        if served.exact_kinds and kind in served.exact_kinds:
             kind = _exact_kind(kind, leaves)
         graph = served.graphs.get(kind)
         if graph is None:
@@ -341,7 +342,7 @@ class _OwnFunction:
 
     def __call__(self, x, held: list) -> tuple[Any, Any]:
         leaves, kind = _input_kind(x, self._input_shapes)
-        if kind in self._exact_kinds:
+        if self._exact_kinds and kind in self._exact_kinds:
             kind = _exact_kind(kind, leaves)
         caller = self._callers.get(kind)
         if caller is None:
