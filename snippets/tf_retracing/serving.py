@@ -167,12 +167,16 @@ class SharedGraphPredictor:
         if served.own is not None:
             return served.own(x, held)
         leaves, kind = _input_kind(x, served.input_shapes)
-        # Usually empty: tested first, so that the kind is hashed once per call.
-        if served.exact_kinds and kind in served.exact_kinds:
-            kind = _exact_kind(kind, leaves)
+        kind = _served_kind(kind, leaves, served.exact_kinds)
         graph = served.graphs.get(kind)
         if graph is None:
-            graph = self._verified_graph_of_any_shape(model, served, leaves, kind)
+            graph = _of_any_shape(
+                lambda kind: self._verified_graph(model, served, leaves, kind),
+                kind,
+                leaves,
+                served.exact_kinds,
+                refused=ValueError,  # what the shared route raises for an untraceable call
+            )
             if graph is None:  # verification moved the model to its own route
                 return served.own(x, held)
         else:
@@ -246,20 +250,6 @@ class SharedGraphPredictor:
             served = self._own_route(model, reason)
         served.normalizations = _adapted_normalizations(model)
         return served
-
-    def _verified_graph_of_any_shape(self, model, served: _Served, leaves, kind):
-        """The verified graph for this kind of input; where the model's call cannot be
-        traced with the dimensions the kind leaves free, the graph for this input's exact
-        shapes (``_exact_kind``). An input the call refuses either way raises its error."""
-        try:
-            return self._verified_graph(model, served, leaves, kind)
-        except ValueError:
-            exact = _exact_kind(kind, leaves)
-            if exact == kind:
-                raise
-            graph = self._verified_graph(model, served, leaves, exact)
-            served.exact_kinds.add(kind)
-            return graph
 
     def _verified_graph(self, model, served: _Served, leaves, kind) -> _Graph | None:
         """The architecture's graph for this input kind, once its output matched."""
@@ -342,24 +332,17 @@ class _OwnFunction:
 
     def __call__(self, x, held: list) -> tuple[Any, Any]:
         leaves, kind = _input_kind(x, self._input_shapes)
-        if self._exact_kinds and kind in self._exact_kinds:
-            kind = _exact_kind(kind, leaves)
+        kind = _served_kind(kind, leaves, self._exact_kinds)
         caller = self._callers.get(kind)
         if caller is None:
-            caller = self._trace_of_any_shape(kind, leaves, held)
+            caller = _of_any_shape(
+                lambda kind: self._trace(kind, held),
+                kind,
+                leaves,
+                self._exact_kinds,
+                refused=Exception,  # Keras's own error, whatever its type
+            )
         return caller([*leaves, *held])
-
-    def _trace_of_any_shape(self, kind, leaves: list, held: list):
-        """As the shared route: exact shapes where the call needs the free dimensions."""
-        try:
-            return self._trace(kind, held)
-        except Exception:
-            exact = _exact_kind(kind, leaves)
-            if exact == kind:
-                raise
-            caller = self._trace(exact, held)
-            self._exact_kinds.add(kind)
-            return caller
 
     def _trace(self, kind, held: list):
         with self._lock:
@@ -948,6 +931,29 @@ def _input_kind(x: Any, input_shapes: list) -> tuple[list, tuple]:
         for leaf, model_shape in zip(leaves, input_shapes, strict=False)
     )
     return leaves, (structure, kinds)
+
+
+def _served_kind(kind: tuple, leaves: list, exact_kinds: set) -> tuple:
+    """The kind a call is served under: its exact shapes if ``kind`` is in ``exact_kinds``.
+    The set, usually empty, is tested first, so that the kind is hashed once per call."""
+    if exact_kinds and kind in exact_kinds:
+        return _exact_kind(kind, leaves)
+    return kind
+
+
+def _of_any_shape(trace, kind: tuple, leaves: list, exact_kinds: set, refused: type):
+    """``trace(kind)``; where the model's call cannot be traced with the dimensions the
+    kind leaves free (it raises ``refused``), ``trace`` of this input's exact shapes, and
+    ``kind`` joins ``exact_kinds``. An input the call refuses either way raises its error."""
+    try:
+        return trace(kind)
+    except refused:
+        exact = _exact_kind(kind, leaves)
+        if exact == kind:
+            raise
+        traced = trace(exact)
+        exact_kinds.add(kind)
+        return traced
 
 
 def _exact_kind(kind: tuple, leaves: list) -> tuple:
