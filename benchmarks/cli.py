@@ -102,8 +102,8 @@ def list_scenarios() -> None:
         print(f"{name:20} {scenario.title}{note}")
 
 
-def worker_env(device: str) -> dict[str, str]:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0")
+def worker_env(device: str, environment: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0", **dict(environment))
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = "-1"  # measure the CPU even where a GPU exists
     return env
@@ -123,8 +123,8 @@ def run_worker(name: str, args: argparse.Namespace, command: str, workdir: Path)
     with log.open("w") as stderr, tqdm(desc=f"{name:18}", unit="run", leave=True) as bar:
         with _sigterm_held() as held:  # a SIGTERM inside Popen would orphan the worker
             proc = subprocess.Popen(
-                worker, cwd=ROOT, env=worker_env(args.device), stdout=subprocess.PIPE,
-                stderr=stderr, text=True,
+                worker, cwd=ROOT, env=worker_env(args.device, SCENARIOS[name].environment),
+                stdout=subprocess.PIPE, stderr=stderr, text=True,
             )  # fmt: skip
         try:
             if held:  # now that `proc` exists, the cleanup below covers it

@@ -141,6 +141,31 @@ def rows(row: dict) -> dict:
     return list_of(record(row), non_empty=True)
 
 
+# Per architecture and batch: times per call, speedups of the shared graph with intervals.
+SERVING_ARCHITECTURES = record(
+    {
+        "architectures": rows(
+            {
+                "architecture": TEXT,
+                **dict.fromkeys(("variables", "batch"), COUNT),
+                "route": TEXT,
+                **dict.fromkeys(("shared_traces", "dedicated_traces", "rounds"), COUNT),
+                **dict.fromkeys(
+                    ("shared_us", "dedicated_us", "graph_us", "predict_on_batch_us"), POSITIVE
+                ),
+                **dict.fromkeys(
+                    (
+                        f"{prefix}speedup_{part}"
+                        for prefix in ("", "graph_")
+                        for part in ("median", "ci_low", "ci_high")
+                    ),
+                    POSITIVE,
+                ),
+            }
+        ),
+    }
+)
+
 # Measurements of a scenario beyond its variants, by scenario name; others have null.
 EXTRA = {
     "weight_cache": record(
@@ -161,22 +186,8 @@ EXTRA = {
             ),
         }
     ),
-    "serving_architectures": record(
-        {
-            "architectures": rows(
-                {
-                    "architecture": TEXT,
-                    **dict.fromkeys(("variables", "batch"), COUNT),
-                    "route": TEXT,
-                    **dict.fromkeys(("shared_traces", "dedicated_traces", "rounds"), COUNT),
-                    **dict.fromkeys(("shared_us", "dedicated_us", "predict_on_batch_us"), POSITIVE),
-                    **dict.fromkeys(
-                        ("speedup_median", "speedup_ci_low", "speedup_ci_high"), POSITIVE
-                    ),
-                }
-            ),
-        }
-    ),
+    "serving_architectures": SERVING_ARCHITECTURES,
+    "serving_without_onednn": SERVING_ARCHITECTURES,  # the same measurement
     "trace_memory": record(
         {
             "memory": rows(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -36,6 +37,16 @@ def main() -> None:
     parser.add_argument("--command", required=True)
     args = parser.parse_args()
 
+    scenario = SCENARIOS[args.scenario]
+    unset = [
+        f"{name}={value}" for name, value in scenario.environment if os.environ.get(name) != value
+    ]
+    if unset:  # TensorFlow reads them once, at import: too late to set them here
+        sys.exit(
+            f"error: scenario {scenario.name} runs with {' '.join(unset)} in its environment; "
+            "python -m benchmarks run sets it"
+        )
+
     from benchmarks.runner import measure
 
     device = resolve_device(args.device)
@@ -43,7 +54,7 @@ def main() -> None:
     def progress(done: int, total: int) -> None:
         print(f"progress {done} {total}", flush=True)
 
-    result = measure(SCENARIOS[args.scenario], args.profile == "quick", device, progress)
+    result = measure(scenario, args.profile == "quick", device, progress)
     result = {"provenance": provenance.collect(args.profile, device, args.command), **result}
     args.out.write_text(json.dumps(result, allow_nan=False), "utf-8")
 

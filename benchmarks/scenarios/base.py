@@ -83,6 +83,8 @@ class Scenario:
     headline_pass: str  # COLD or STEADY
     build: Callable[[bool], Setup]  # argument: quick profile
     requires: tuple[str, ...] = ()  # project files the scenario measures
+    # Environment variables its worker starts with: what TensorFlow reads once, at import.
+    environment: tuple[tuple[str, str], ...] = ()
 
     def missing_requirements(self) -> list[str]:
         return [path for path in self.requires if not (ROOT / path).is_file()]
