@@ -165,6 +165,14 @@ def _raise_terminated(signum, frame):
     raise Terminated(f"terminated by signal {signum}")
 
 
+def _kept_elsewhere(results: dict) -> Path:
+    """The run's results, written outside the results folder (which pages read whole)."""
+    handle, name = tempfile.mkstemp(prefix="benchmark-results-", suffix=".json")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        json.dump(results, file)
+    return Path(name)
+
+
 def run(args: argparse.Namespace) -> Path:
     command = shlex.join(["python", "-m", "benchmarks", *sys.argv[1:]])
     started = time.perf_counter()
@@ -174,7 +182,11 @@ def run(args: argparse.Namespace) -> Path:
             results[name] = run_worker(name, args, command, Path(tmp))
     device = next(iter(results.values()))["provenance"]["device"]
     out = args.out or RESULTS_DIR / f"{device}.json"
-    write_results(out, device, results)
+    try:
+        write_results(out, device, results)
+    except ResultsError as error:  # keep the measurements: the run may have taken an hour
+        kept = _kept_elsewhere(results)
+        raise ResultsError(f"{error}\nthe measurements are kept in {kept}") from error
     minutes = (time.perf_counter() - started) / 60
     print(f"wrote {len(results)} scenario(s) to {out} in {minutes:.1f} min", file=sys.stderr)
     report_headlines(results)

@@ -461,18 +461,30 @@ def write_results(path: Path, device: str, scenarios: dict[str, dict[str, Any]])
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
-        merged: dict[str, dict[str, Any]] = {}
-        if path.exists():
-            previous = load_file(path)
-            if previous.device != device:
-                raise ResultsError(f"{path}: device: holds {previous.device} results, not {device}")
-            merged.update(previous.scenarios)
+        merged = _kept_scenarios(path, device) if path.exists() else {}
         merged.update(scenarios)
         document = {"schema_version": SCHEMA_VERSION, "device": device, "scenarios": merged}
         errors = validate(document)
         if errors:
             raise ResultsError(f"{path}: refusing to write invalid results: " + "; ".join(errors))
         write_json_whole(path, document)
+
+
+def _kept_scenarios(path: Path, device: str) -> dict[str, Any]:
+    """The scenarios of the file being updated. They are checked once merged with the new
+    ones, not before: a re-run replaces a result the schema has since outgrown (a field
+    added to its scenario) instead of failing on it, and a kept one must still be valid."""
+    try:
+        data = parse(read_results_text(path, MAX_BYTES))
+    except UnreadableFile as error:
+        raise ResultsError(str(error)) from error
+    except ValueError as error:
+        raise ResultsError(f"{path}: {error}") from error
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), dict):
+        raise ResultsError(f"{path}: scenarios: expected an object of scenario results")
+    if data.get("device") != device:
+        raise ResultsError(f"{path}: device: holds {data.get('device')} results, not {device}")
+    return dict(data["scenarios"])
 
 
 @contextlib.contextmanager

@@ -113,3 +113,50 @@ def test_sigterm_stops_the_worker_removes_its_folder_and_keeps_the_results(tmp_p
     assert _worker_pids(str(temp)) == []  # the worker went with it
     assert list(temp.iterdir()) == []  # and so did the temporary folder
     assert out.read_text() == "earlier results\n"
+
+
+def test_a_worker_starts_with_the_environment_its_scenario_names():
+    from benchmarks.cli import worker_env
+    from benchmarks.scenarios import SCENARIOS
+
+    scenario = SCENARIOS["serving_without_onednn"]
+    assert scenario.environment == (("TF_ENABLE_ONEDNN_OPTS", "0"),)
+    assert worker_env("cpu", scenario.environment)["TF_ENABLE_ONEDNN_OPTS"] == "0"
+    # A scenario that names none leaves the switch as the caller's environment has it.
+    unchanged = worker_env("cpu", SCENARIOS["serving_architectures"].environment)
+    assert unchanged.get("TF_ENABLE_ONEDNN_OPTS") == os.environ.get("TF_ENABLE_ONEDNN_OPTS")
+
+
+def test_a_worker_started_without_its_scenarios_environment_refuses_to_run(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
+    out = tmp_path / "result.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.worker", "serving_without_onednn", "--profile",
+         "quick", "--device", "cpu", "--out", str(out), "--command", "by hand"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert (
+        "scenario serving_without_onednn runs with TF_ENABLE_ONEDNN_OPTS=0 in its environment"
+        in proc.stderr
+    )
+    assert not out.exists()
+
+
+def test_results_that_cannot_be_written_are_kept_and_named(tmp_path, monkeypatch, capsys):
+    import json
+
+    from benchmarks import cli
+
+    measured = {"provenance": {"device": "cpu"}, "seconds": 1.0}
+    monkeypatch.setattr(cli, "run_worker", lambda *args: measured)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(cli.tempfile, "tempdir", None)  # read TMPDIR again
+    out = tmp_path / "results" / "cpu.json"
+    assert main(["run", "--scenario", "changing_dtypes", "--device", "cpu", "--out", str(out)]) == 1
+    error = capsys.readouterr().err
+    assert "refusing to write invalid results" in error
+    kept = Path(error.split("the measurements are kept in ")[1].strip())
+    assert kept.parent == tmp_path
+    assert json.loads(kept.read_text("utf-8")) == {"changing_dtypes": measured}
+    assert not out.exists()

@@ -124,6 +124,26 @@ def test_write_merges_scenarios_and_refuses_invalid_results(tmp_path, document):
     assert [p.name for p in tmp_path.iterdir()] == ["cpu.json"]
 
 
+def test_a_rerun_replaces_a_result_the_schema_has_outgrown(tmp_path, document):
+    # The file holds a weight_cache result written before a field became required; a
+    # re-run of weight_cache replaces it, a run of another scenario refuses to keep it.
+    out = tmp_path / "cpu.json"
+    outgrown = copy.deepcopy(document)
+    del outgrown["scenarios"]["weight_cache"]["extra"]["memory"][0]["shared_mb"]
+    out.write_text(json.dumps(outgrown), "utf-8")
+    with pytest.raises(ResultsError, match=r"weight_cache\.extra\.memory\[0\]\.shared_mb"):
+        write_results(out, "cpu", {"loop_count": document["scenarios"]["loop_count"]})
+    write_results(out, "cpu", {"weight_cache": document["scenarios"]["weight_cache"]})
+    assert load_results(tmp_path)["cpu"].scenarios == document["scenarios"]
+
+
+def test_an_update_refuses_a_file_of_another_device(tmp_path, document):
+    out = tmp_path / "cpu.json"
+    out.write_text(json.dumps({**document, "device": "gpu"}), "utf-8")
+    with pytest.raises(ResultsError, match="device: holds gpu results, not cpu"):
+        write_results(out, "cpu", {"loop_count": document["scenarios"]["loop_count"]})
+
+
 def test_scenario_extras_are_checked(document):
     del document["scenarios"]["weight_cache"]["extra"]["memory"][2]["shared_mb"]
     document["scenarios"]["loop_count"]["extra"] = {"anything": 1}
