@@ -160,3 +160,15 @@ def test_results_that_cannot_be_written_are_kept_and_named(tmp_path, monkeypatch
     assert kept.parent == tmp_path
     assert json.loads(kept.read_text("utf-8")) == {"changing_dtypes": measured}
     assert not out.exists()
+
+
+def test_the_serving_scenarios_record_whether_onednn_ran(tmp_path):
+    # TensorFlow decides at import; a process started with the switch off must say "off".
+    probe = "from benchmarks.scenarios.serving_architectures import onednn_state as s; print(s())"
+    env = {**os.environ, "TF_ENABLE_ONEDNN_OPTS": "0", "TF_CPP_MIN_LOG_LEVEL": "2"}
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "off"

@@ -53,6 +53,14 @@ def _mlp_rows(batch: int, seed: int):
     return np.random.default_rng(seed).standard_normal((batch, 32)).astype("float32")
 
 
+def onednn_state() -> str:
+    """Whether TensorFlow ran its oneDNN kernels in this process: they decide much of a
+    convolutional network's time on a CPU, and the default depends on the CPU."""
+    from tf_retracing._internals import onednn_enabled
+
+    return {True: "on", False: "off", None: "unknown (TensorFlow does not say)"}[onednn_enabled()]
+
+
 class Served:
     """Two models of one architecture and the three ways of serving them."""
 
@@ -191,6 +199,7 @@ def build(quick: bool) -> Setup:
         samples=[1] * calls_per_pass,
         repetitions=3 if quick else 10,
         parameters={
+            "oneDNN kernels": onednn_state(),
             "stream": f"{first}, {MODELS_PER_ARCHITECTURE} models, batch 1, alternating",
             "architectures": "the serving corpus's (keras.applications at 32x32x3, "
             "weights=None, logits); MLPs of 32 units, 32 inputs",

@@ -19,8 +19,10 @@ SWITCH = ("TF_ENABLE_ONEDNN_OPTS", "0")
 
 
 def build(quick: bool) -> Setup:
+    if serving_architectures.onednn_state() == "on":
+        raise RuntimeError(f"TensorFlow runs its oneDNN kernels although {SWITCH[0]}={SWITCH[1]}")
     setup = serving_architectures.build(quick)
-    environment = {"environment": f"{SWITCH[0]}={SWITCH[1]} (TensorFlow without oneDNN)"}
+    environment = {"environment": f"{SWITCH[0]}={SWITCH[1]}"}
     return dataclasses.replace(setup, parameters={**environment, **setup.parameters})
 
 

@@ -49,6 +49,19 @@ def variable_handle(variable) -> tf.Tensor:
     return value.handle
 
 
+def onednn_enabled() -> bool | None:
+    """Whether this process's TensorFlow runs its oneDNN kernels on the CPU, or None where
+    it cannot say. TensorFlow decides once, at import (on Linux: on for CPUs with
+    neural-network instructions, unless ``TF_ENABLE_ONEDNN_OPTS`` says otherwise); no
+    public API reports the decision. The serving benchmarks record it with their times."""
+    try:
+        from tensorflow.python.util import _pywrap_util_port
+    except ImportError:
+        return None
+    enabled = getattr(_pywrap_util_port, "IsMklEnabled", None)
+    return None if enabled is None else bool(enabled())
+
+
 def flatten_layers(model: keras.Model) -> list:
     """Every layer inside ``model``, nested models' layers included, in a stable order."""
     flatten = getattr(model, "_flatten_layers", None)
