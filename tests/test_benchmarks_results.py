@@ -177,10 +177,10 @@ def test_a_writer_holds_the_folder_lock_from_reading_to_replacing(results_dir, d
         del document["scenarios"][name]
     write(results_dir, document)
     inside, release = threading.Event(), threading.Event()
-    real_load = schema.load_file
+    real_load = schema._kept_scenarios
 
-    def held_load(p):
-        loaded = real_load(p)
+    def held_load(p, device):
+        loaded = real_load(p, device)
         inside.set()
         release.wait(10)
         return loaded
@@ -195,7 +195,7 @@ def test_a_writer_holds_the_folder_lock_from_reading_to_replacing(results_dir, d
         finally:
             os.close(folder)
 
-    schema.load_file = held_load
+    schema._kept_scenarios = held_load
     try:
         first = threading.Thread(
             target=write_results, args=(path, "cpu", {names[0]: fixture[names[0]]})
@@ -205,7 +205,7 @@ def test_a_writer_holds_the_folder_lock_from_reading_to_replacing(results_dir, d
         assert not lock_is_free()  # held between the read and the replace
     finally:
         release.set()
-        schema.load_file = real_load
+        schema._kept_scenarios = real_load
     first.join(10)
     assert lock_is_free()
     write_results(path, "cpu", {names[1]: fixture[names[1]]})

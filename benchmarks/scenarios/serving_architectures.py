@@ -62,7 +62,8 @@ def onednn_state() -> str:
 
 
 class Served:
-    """Two models of one architecture and the three ways of serving them."""
+    """Two models of one architecture, the three ways of serving them, and the dedicated
+    functions' concrete functions (their graphs called without `tf.function`'s lookup)."""
 
     def __init__(self, maker, batch: int, seed: int):
         import warnings
