@@ -63,7 +63,7 @@ def onednn_state() -> str:
 
 class Served:
     """Two models of one architecture, the three ways of serving them, and the dedicated
-    functions' concrete functions (their graphs called without `tf.function`'s lookup)."""
+    functions' concrete functions (their graphs called without ``tf.function``'s lookup)."""
 
     def __init__(self, maker, batch: int, seed: int):
         import warnings
