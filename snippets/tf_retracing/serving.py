@@ -38,7 +38,9 @@ How the benchmark scenarios measure it, with public names only: ``weight_cache``
 models of one small architecture (traces, steady latency against a dedicated
 ``tf.function`` per model and the weight-swapping cache, memory, wrong outputs under
 threads); ``serving_architectures`` does the same per ``keras.applications``
-architecture and per MLP depth, with ``predict_on_batch`` beside them.
+architecture and per MLP depth, with ``predict_on_batch`` and each dedicated function's
+concrete function (its graph without ``tf.function``'s lookup) beside them, and
+``serving_without_onednn`` repeats it with TensorFlow's oneDNN kernels switched off.
 """
 
 from __future__ import annotations
