@@ -4,8 +4,9 @@ it, and where the architecture comes from. The serving corpus
 ``serving_architectures`` scenario times it.
 
 Every model here is built by this file's own code, following the architecture its source
-describes; keras.applications models are built with ``weights=None`` at 32x32 inputs and
-return logits (the layers of the real network, without the download)."""
+describes; keras.applications models are built with ``weights=None`` at 32x32 inputs (75x75
+for InceptionV3, which takes nothing smaller) and return logits (the layers of the real
+network, without the download)."""
 
 from __future__ import annotations
 
@@ -33,11 +34,11 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def _images(batch: int, seed: int) -> np.ndarray:
-    return _rng(seed).uniform(0, 255, (batch, 32, 32, 3)).astype("float32")
+def _images(batch: int, seed: int, size: int = 32) -> np.ndarray:
+    return _rng(seed).uniform(0, 255, (batch, size, size, 3)).astype("float32")
 
 
-def _application(name: str, **options) -> Callable[[int], Any]:
+def _application(name: str, size: int = 32, **options) -> Callable[[int], Any]:
     def make(seed: int):
         import keras
 
@@ -46,7 +47,7 @@ def _application(name: str, **options) -> Callable[[int], Any]:
         # and a wrong graph or a stale layer would change nothing visible.
         application = getattr(keras.applications, name)
         return application(
-            input_shape=(32, 32, 3), weights=None, classifier_activation=None, **options
+            input_shape=(size, size, 3), weights=None, classifier_activation=None, **options
         )
 
     return make
@@ -268,6 +269,7 @@ class FunctionalSubclass(keras.Model):
 
 
 KERAS_APPLICATIONS = "https://keras.io/api/applications/"
+INCEPTION_SIZE = 75  # keras.applications.InceptionV3 refuses inputs under 75x75
 ARCHITECTURES = [
     Architecture(
         "mobilenet_v2",
@@ -380,5 +382,26 @@ ARCHITECTURES = [
         "https://keras.io/api/models/model/",
         _seeded(_subclassed_functional),
         _rows,
+    ),
+    Architecture(
+        "convnext_tiny",
+        "ConvNeXtTiny (LayerScale, a layer of keras.applications' own)",
+        KERAS_APPLICATIONS,
+        _application("ConvNeXtTiny"),
+        lambda b, s: _images(b, s),
+    ),
+    Architecture(
+        "efficientnet_v2_b0",
+        "EfficientNetV2B0 (fused MBConv blocks, Rescaling inside)",
+        KERAS_APPLICATIONS,
+        _application("EfficientNetV2B0"),
+        lambda b, s: _images(b, s),
+    ),
+    Architecture(
+        "inception_v3",
+        "InceptionV3 at 75x75 (its smallest input), parallel branches",
+        KERAS_APPLICATIONS,
+        _application("InceptionV3", size=INCEPTION_SIZE),
+        lambda b, s: _images(b, s, INCEPTION_SIZE),
     ),
 ]

@@ -203,7 +203,7 @@ def build(quick: bool) -> Setup:
             "oneDNN kernels": onednn_state(),
             "stream": f"{first}, {MODELS_PER_ARCHITECTURE} models, batch 1, alternating",
             "architectures": "the serving corpus's (keras.applications at 32x32x3, "
-            "weights=None, logits); MLPs of 32 units, 32 inputs",
+            "InceptionV3 at 75x75x3, weights=None, logits); MLPs of 32 units, 32 inputs",
             "per architecture": f"{MODELS_PER_ARCHITECTURE} models, batches "
             f"{' and '.join(map(str, BATCHES))}, {rounds} interleaved rounds of {calls} calls",
         },
