@@ -400,15 +400,20 @@ def validate(data: Any) -> list[str]:
 # --- files ------------------------------------------------------------------------------
 
 
-def load_file(path: Path) -> ResultsFile:
+def _parsed_file(path: Path) -> Any:
+    """The file's JSON, parsed but not validated; unreadable or malformed text names the file."""
     try:
         raw = read_results_text(path, MAX_BYTES)
     except UnreadableFile as error:
         raise ResultsError(str(error)) from error
     try:
-        data = parse(raw)
+        return parse(raw)
     except ValueError as error:
         raise ResultsError(f"{path}: {error}") from error
+
+
+def load_file(path: Path) -> ResultsFile:
+    data = _parsed_file(path)
     errors = validate(data)
     if len(errors) > MAX_ERRORS_SHOWN:
         errors = [*errors[:MAX_ERRORS_SHOWN], f"... and {len(errors) - MAX_ERRORS_SHOWN} more"]
@@ -474,12 +479,7 @@ def _kept_scenarios(path: Path, device: str) -> dict[str, Any]:
     """The scenarios of the file being updated. They are checked once merged with the new
     ones, not before: a re-run replaces a result the schema has since outgrown (a field
     added to its scenario) instead of failing on it, and a kept one must still be valid."""
-    try:
-        data = parse(read_results_text(path, MAX_BYTES))
-    except UnreadableFile as error:
-        raise ResultsError(str(error)) from error
-    except ValueError as error:
-        raise ResultsError(f"{path}: {error}") from error
+    data = _parsed_file(path)
     if not isinstance(data, dict) or not isinstance(data.get("scenarios"), dict):
         raise ResultsError(f"{path}: scenarios: expected an object of scenario results")
     if data.get("device") != device:

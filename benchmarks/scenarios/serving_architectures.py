@@ -53,6 +53,9 @@ def _mlp_rows(batch: int, seed: int):
     return np.random.default_rng(seed).standard_normal((batch, 32)).astype("float32")
 
 
+ONEDNN = "oneDNN kernels"  # the parameter that records whether they ran
+
+
 def onednn_state() -> str:
     """Whether TensorFlow ran its oneDNN kernels in this process: they decide much of a
     convolutional network's time on a CPU, and the default depends on the CPU."""
@@ -200,7 +203,7 @@ def build(quick: bool) -> Setup:
         samples=[1] * calls_per_pass,
         repetitions=3 if quick else 10,
         parameters={
-            "oneDNN kernels": onednn_state(),
+            ONEDNN: onednn_state(),
             "stream": f"{first}, {MODELS_PER_ARCHITECTURE} models, batch 1, alternating",
             "architectures": "the serving corpus's (keras.applications at 32x32x3, "
             "InceptionV3 at 75x75x3, weights=None, logits); MLPs of 32 units, 32 inputs",

@@ -1,7 +1,8 @@
 """``serving_architectures`` again, in a worker whose TensorFlow runs without oneDNN.
 
-TensorFlow's x86 Linux builds replace convolutions, matrix products and their fusions by
-oneDNN kernels unless ``TF_ENABLE_ONEDNN_OPTS=0`` is set before TensorFlow is imported.
+On Linux, TensorFlow replaces convolutions, matrix products and their fusions by oneDNN
+kernels on CPUs with neural-network instructions (AVX512_VNNI, AVX512_BF16, AVX_VNNI, AMX),
+unless ``TF_ENABLE_ONEDNN_OPTS=0`` is set before TensorFlow is imported.
 With weights that are variables (as every served model's are), those kernels redo work on
 the weights at every call, which at batch 1 can outweigh the computation. The same
 measurement as ``serving_architectures``, with the switch off, shows what that costs each
@@ -19,9 +20,9 @@ SWITCH = ("TF_ENABLE_ONEDNN_OPTS", "0")
 
 
 def build(quick: bool) -> Setup:
-    if serving_architectures.onednn_state() == "on":
-        raise RuntimeError(f"TensorFlow runs its oneDNN kernels although {SWITCH[0]}={SWITCH[1]}")
     setup = serving_architectures.build(quick)
+    if setup.parameters[serving_architectures.ONEDNN] == "on":
+        raise RuntimeError(f"TensorFlow runs its oneDNN kernels although {SWITCH[0]}={SWITCH[1]}")
     environment = {"environment": f"{SWITCH[0]}={SWITCH[1]}"}
     return dataclasses.replace(setup, parameters={**environment, **setup.parameters})
 
