@@ -227,7 +227,10 @@ def with_python_function(state: dict, body: Callable) -> dict:
 
 def recording_cache(on_added: Callable) -> FunctionCache:
     """A trace cache for one watched function: a trace begun in a tracing frame is held
-    (``hold``) until TensorFlow adds it, then ``on_added(held, concrete_function)`` runs."""
+    (``hold``) until TensorFlow adds it, then ``on_added(held, concrete_function)`` runs.
+    TensorFlow's tracing count is the number of traces added here, so every trace it
+    counts reaches ``on_added``: one added with nothing held (its start could not be read)
+    comes as ``(owner, None)``, ``owner`` being what the explainer set on the cache."""
     return _RecordingCache(on_added)
 
 
@@ -240,12 +243,21 @@ if EXPLAINER_ERROR is None:
     class _RecordingCache(FunctionCache):
         """TensorFlow's trace cache, which hands over a held trace when it is added."""
 
-        __slots__ = ("on_added", "pending")
+        __slots__ = ("on_added", "owner", "pending")
 
         def __init__(self, on_added: Callable):
             super().__init__()
             self.on_added = on_added
+            self.owner = None  # the explainer's record of the function this cache is for
             self.pending: dict = {}  # id(tracing frame) -> what the watch held
+
+        def __getstate__(self):
+            # Pickled without its owner (a watch, which holds code objects): the watched
+            # function being unpickled makes itself a new cache and watch.
+            state = super().__getstate__()
+            if isinstance(state, tuple) and isinstance(state[1], dict):
+                state = (state[0], {k: v for k, v in state[1].items() if k != "owner"})
+            return state
 
         def hold(self, frames: list, held) -> None:
             """Keep what was begun in ``frames[0]`` until TensorFlow adds the trace."""
@@ -258,6 +270,8 @@ if EXPLAINER_ERROR is None:
             super().add(fn, context)
             frames = tracing_frames(sys._getframe(1))
             held = self.pending.pop(id(frames[0]), None) if frames else None
+            if held is None and getattr(self, "owner", None) is not None:
+                held = (self.owner, None)  # counted by TensorFlow, unread by the hook
             if held is not None:
                 self.on_added(held, fn)
 
@@ -431,6 +445,13 @@ def _same_number(value: int | float, constant: np.ndarray) -> bool:
     if converted.item() != value and constant.dtype.kind in "iu":  # wrapped around
         return False
     return bool(converted == constant)
+
+
+def traced_arguments(concrete_function) -> dict:
+    """Argument display name -> description, from what a concrete function was traced
+    for: what is still known of a trace whose tracing frame could not be read."""
+    function_type = concrete_function.function_type
+    return _parameters(function_type, _var_positional_name(function_type))
 
 
 def _var_positional_name(function_type) -> str | None:

@@ -116,7 +116,7 @@ class _CodeStats:
         self.traced = 0
 
 
-_CODE_STATS: dict = {}  # code object -> _CodeStats
+_CODE_STATS: dict = {}  # (code object, purpose) -> _CodeStats
 
 
 class SessionWatches(list):
@@ -144,7 +144,9 @@ _EXPORT_TIME_NOTE = (
 class _Watch:
     """The trace history of one watched tf.function (every instance, for a method)."""
 
-    def __init__(self, name: str, where: str, code, library: str | None = None):
+    def __init__(
+        self, name: str, where: str, code, library: str | None = None, purpose: tuple = ()
+    ):
         self.name = name
         self.where = where  # where its Python code is defined
         self.code = code
@@ -155,7 +157,9 @@ class _Watch:
         self.traces: list[_Trace] = []
         self.reasons: list[RetraceReason] = []
         self.root_cache = None
-        self.stats = _CODE_STATS.setdefault(code, _CodeStats())
+        # One code can serve several purposes (Keras builds its train and test step from
+        # one function): only tf.functions made anew for the same purpose are a retrace.
+        self.stats = _CODE_STATS.setdefault((code, purpose), _CodeStats())
         self.stats.created += 1
         self.counted_as_traced = False
         self.instance: str | None = None  # for a method bound to one instance, that one
@@ -192,6 +196,28 @@ class _Watch:
             trace.reason = self._explain_new_function(number)
         if trace.reason is not None:
             trace.reason = dataclasses.replace(trace.reason, trace_ms=trace_ms)
+        self._record(trace)
+
+    def commit_unread(self, concrete_function) -> None:
+        """Record a trace TensorFlow counted whose start the hook could not read (TensorFlow
+        changed what its tracing frame holds, or the hook failed): never dropped, so the
+        traces recorded always equal TensorFlow's count. A retrace says what is known."""
+        trace = _Trace(tracing=None, instance=None)
+        trace.ms = 0.0  # its start is unknown
+        number = len(self.traces) + 1
+        if number > 1 or self.stats.traced:
+            known = _traced_arguments_text(concrete_function)
+            trace.reason = unknown_reason(
+                self.name,
+                number,
+                f"`{self.name}` traced again (trace {number}); the cause could not be read"
+                f"{f'. It was traced for {known}' if known else ''}. Please report it at "
+                f"{REPORT_URL} with your TensorFlow version ({tf.__version__}).",
+                subkind="unread",
+            )
+        self._record(trace)
+
+    def _record(self, trace: _Trace) -> None:
         self.traces.append(trace)
         if not self.counted_as_traced:
             self.counted_as_traced = True
@@ -219,7 +245,9 @@ class _Watch:
         history = [earlier.description for earlier in self.traces if earlier.description]
         reason = comparison.explain(self.name, number, history, trace.description, compare=_changes)
         if self.where == RESTORED and reason.kind in _EXPORT_TIME_KINDS:
-            reason = dataclasses.replace(reason, message=reason.message + _EXPORT_TIME_NOTE)
+            return _with_note(reason, _EXPORT_TIME_NOTE)
+        if self.library:
+            return _library_advice(reason, self.library)
         return reason
 
     def _explain_new_function(self, number: int) -> RetraceReason:
@@ -256,6 +284,42 @@ class _Watch:
         )
 
 
+def _with_note(reason: RetraceReason, note: str, replacing: str = "") -> RetraceReason:
+    """``reason`` with ``note`` added to its message (in place of ``replacing``, if given)
+    before the guide link, which stays the message's last words, once."""
+    link = f" [{reason.cause}] {reason.url}"
+    text = reason.message.removesuffix(link)
+    text = text.replace(replacing, note.strip()) if replacing else text + note
+    return dataclasses.replace(reason, message=text)
+
+
+# What a user can do about a trace of a function a library built for them (Keras's
+# train, test and predict steps), where the generic advice is about their own code.
+_LIBRARY_VARIABLES_ADVICE = (
+    "The {library} step builds its variables (the optimizer's, the metrics') on that "
+    "first trace: expected once per model, and nothing to change."
+)
+_LIBRARY_SHAPE_ADVICE = (
+    " These shapes come from your data: to keep one trace, pad or bucket the inputs to "
+    "a few lengths (a tf.data pipeline with padded_batch, or "
+    "bucket_by_sequence_length), or call the model from a tf.function of your own with "
+    "an input_signature that leaves that dimension None."
+)
+_GENERIC_VARIABLES_ADVICE = (
+    "This happens once per function that creates variables; create them outside the "
+    "function to avoid it."
+)
+
+
+def _library_advice(reason: RetraceReason, library: str) -> RetraceReason:
+    if reason.subkind == "variable-creation":
+        note = _LIBRARY_VARIABLES_ADVICE.format(library=library.replace("_", "-"))
+        return _with_note(reason, note, replacing=_GENERIC_VARIABLES_ADVICE)
+    if reason.kind == "shape":
+        return _with_note(reason, _LIBRARY_SHAPE_ADVICE)
+    return reason
+
+
 def _recording_cache():
     """TensorFlow's trace cache for a watched function: a trace held by the watch's hook
     is committed when TensorFlow adds it, and the guards then act on it."""
@@ -264,11 +328,24 @@ def _recording_cache():
 
 def _commit_added_trace(held: tuple, concrete_function) -> None:
     watch, trace = held
+    if trace is None:  # TensorFlow counted a trace whose start the hook did not read
+        watch.commit_unread(concrete_function)
+        _enforce_guards(watch, watch.traces[-1].reason)
+        return
     try:
         watch.commit(trace, concrete_function)
     except Exception as error:  # the explanation must never break the call
         watch.commit_unexplained(trace, error)
     _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
+
+
+def _traced_arguments_text(concrete_function) -> str:
+    """``x: float32 (2,), n: 3``: what a concrete function was traced for ('' if unknown)."""
+    try:
+        arguments = _internals.traced_arguments(concrete_function)
+    except Exception:  # what is known is a courtesy: never fail the call for it
+        return ""
+    return ", ".join(f"{name}: {comparison.describe(node)}" for name, node in arguments.items())
 
 
 class RetracingGuard:
@@ -405,6 +482,7 @@ class WatchedFunction(PolymorphicFunction):
         bound = super().__get__(instance, owner)
         if bound is not self and bound._watch is None:
             bound._watch = self._watch
+            _internals.function_cache(bound).owner = self._watch
         return bound
 
 
@@ -501,29 +579,52 @@ def _watch_what_it_calls(fn) -> WatchedCaller | None:
     cells = _tf_function_cells(fn)
     if not cells:
         return None
-    watched = []
+    watched: dict = {}  # id of the tf.function found -> it, watched (one copy for two cells)
     for cell in cells:
-        function = cell.cell_contents
-        if getattr(function, "_watch", None) is None:
-            function = _watched(function)
-            cell.cell_contents = function  # the same object when watched in place
-        watched.append(function)
-    return WatchedCaller(fn, watched)
+        found = cell.cell_contents
+        function = watched.get(id(found))
+        if function is None:
+            function = found if getattr(found, "_watch", None) else _watched(found)
+            watched[id(found)] = watched[id(function)] = function
+        cell.cell_contents = function  # the same object when watched in place
+    return WatchedCaller(fn, list({id(f): f for f in watched.values()}.values()))
+
+
+_CLOSURE_DEPTH = 4  # Keras 3 keeps its step function three closures down
 
 
 def _tf_function_cells(fn) -> list:
-    """The closure cells of ``fn`` that hold a tf.function."""
+    """The closure cells that hold a tf.function, in ``fn``'s closure and, below it, in
+    the closures of the plain functions, ``functools.wraps`` wrappers (``__wrapped__``)
+    and tf.function bodies it holds: Keras 3's ``train_function`` calls
+    ``multi_step_on_iterator`` for ``fit`` but, for ``train_on_batch``, a wrapper around
+    ``one_step_on_data``. Each cell once, outermost first."""
+    cells: list = []
+    _collect_cells(fn, cells, seen=set(), depth=_CLOSURE_DEPTH)
+    return cells
+
+
+def _collect_cells(fn, cells: list, seen: set, depth: int) -> None:
+    if depth == 0 or id(fn) in seen:
+        return
+    seen.add(id(fn))
+    if isinstance(fn, PolymorphicFunction):
+        _collect_cells(innermost(fn.python_function), cells, seen, depth - 1)
+        return
     target = getattr(fn, "__func__", fn)  # a bound method's function
-    closure = getattr(target, "__closure__", None) or ()
-    cells = []
-    for cell in closure:
+    wrapped = getattr(target, "__wrapped__", None)
+    if wrapped is not None and not isinstance(wrapped, PolymorphicFunction):
+        _collect_cells(wrapped, cells, seen, depth - 1)
+    for cell in getattr(target, "__closure__", None) or ():
         try:
             value = cell.cell_contents
         except ValueError:  # a cell not filled yet
             continue
-        if isinstance(value, PolymorphicFunction):
+        if isinstance(value, PolymorphicFunction) and id(cell) not in seen:
+            seen.add(id(cell))
             cells.append(cell)
-    return cells
+        if callable(value) and not isinstance(value, type):
+            _collect_cells(value, cells, seen, depth - 1)
 
 
 class WatchedCopyWarning(UserWarning):
@@ -577,11 +678,13 @@ def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
 def _watch_of(function: PolymorphicFunction) -> _Watch:
     """A new trace history for ``function``, named after its Python function."""
     python_function = function.python_function
+    library = _library_of(python_function)
     watch = _Watch(
         display_name(python_function),
         _where(python_function),
         _code(function),
-        library=_library_of(python_function),
+        library=library,
+        purpose=_purpose(python_function) if library else (),
     )
     _note_instance(function, watch)
     return watch
@@ -598,6 +701,7 @@ def _note_instance(function: PolymorphicFunction, watch: _Watch) -> None:
 def _start_watching(watched: WatchedFunction, watch: _Watch) -> None:
     watched._watch = watch
     watch.root_cache = _internals.function_cache(watched)
+    watch.root_cache.owner = watch
     if _SESSION_ACTIVE:
         _SESSION_WATCHES.append(watch)
 
@@ -919,6 +1023,23 @@ def _library_of(python_function) -> str | None:
     """The library that defines ``python_function`` ("keras"), or None for user code."""
     package = (getattr(innermost(python_function), "__module__", None) or "").split(".")[0]
     return package if package in _LIBRARY_PACKAGES else None
+
+
+def _purpose(python_function) -> tuple:
+    """What a library's function is made for, read from the functions its closure holds:
+    Keras's ``one_step_on_data`` holds ``train_step`` for the train function and
+    ``test_step`` for the test function. Objects other than functions (the model) do not
+    count: the same step made for a new model is the same purpose."""
+    closure = getattr(innermost(python_function), "__closure__", None) or ()
+    names = []
+    for cell in closure:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            continue
+        if inspect.ismethod(value) or inspect.isfunction(value):
+            names.append(getattr(value, "__qualname__", ""))
+    return tuple(names)
 
 
 def _first_user_frame() -> str | None:
