@@ -346,6 +346,46 @@ def watching_restored_functions(watch: Callable) -> Iterator[None]:
         function_deserialization.recreate_function = original
 
 
+# Optional: pfor (behind tape.jacobian, tape.batch_jacobian and eager tf.vectorized_map)
+# makes a new tf.function on every eager call, through its module's `def_function`.
+try:
+    from tensorflow.python.ops.parallel_for import control_flow_ops as pfor_module
+except ImportError:
+    pfor_module = None
+
+
+class _MakingWatched:
+    """Stands in for a module whose ``function`` makes tf.functions: the same module,
+    but each tf.function it makes is passed through ``watch``."""
+
+    def __init__(self, module, watch: Callable):
+        self._module = module
+        self._watch = watch
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+    def function(self, *args, **kwargs):
+        return self._watch(self._module.function(*args, **kwargs))
+
+
+@contextlib.contextmanager
+def watching_per_call_functions(watch: Callable) -> Iterator[None]:
+    """Inside the block, each tf.function pfor makes for an eager call is passed through
+    ``watch`` (which returns the function to use). Without pfor's module where it is
+    expected (a TensorFlow that moved it) they are not watched, and their retracing
+    warnings are still heard (hearing_retracing_warnings)."""
+    maker = getattr(pfor_module, "def_function", None)
+    if maker is None or not callable(getattr(maker, "function", None)):
+        yield
+        return
+    pfor_module.def_function = _MakingWatched(maker, watch)
+    try:
+        yield
+    finally:
+        pfor_module.def_function = maker
+
+
 # TensorFlow's retracing warning ("5 out of the last 5 calls to <function f at 0x...>
 # triggered tf.function retracing") is logged by a detector called with the code object
 # it counts calls of: the same key as call_stats_key().

@@ -145,7 +145,13 @@ class _Watch:
     """The trace history of one watched tf.function (every instance, for a method)."""
 
     def __init__(
-        self, name: str, where: str, code, library: str | None = None, purpose: tuple = ()
+        self,
+        name: str,
+        where: str,
+        code,
+        library: str | None = None,
+        purpose: tuple = (),
+        per_call: bool = False,
     ):
         self.name = name
         self.where = where  # where its Python code is defined
@@ -154,6 +160,13 @@ class _Watch:
         # user by a line of theirs: that line is what to change when it is made anew.
         self.library = library  # e.g. "keras"; None for the user's own code
         self.created_at = _first_user_frame()
+        # Made by TensorFlow on each eager call of one user line (pfor's function): that
+        # line is where it is made, and each line is a function of its own in the report.
+        self.per_call = per_call
+        self.group = code
+        if per_call and self.created_at:
+            self.where = self.created_at
+            purpose = self.group = (code, self.created_at)
         self.traces: list[_Trace] = []
         self.reasons: list[RetraceReason] = []
         self.root_cache = None
@@ -254,6 +267,23 @@ class _Watch:
         created = self.stats.created
         if self.instance is not None:  # a method's tf.function, bound to a new instance
             return comparison.new_instance_reason(self.name, number, self.instance)
+        if self.per_call:
+            message = _PER_CALL_ADVICE.format(name=self.name, line=self.where, count=created)
+        else:
+            message = self._new_function_message(created)
+        return RetraceReason(
+            function=self.name,
+            trace=number,
+            argument=None,
+            kind="object",
+            before=f"{created - 1} tf.function object{'s' if created > 2 else ''}",
+            after=f"{created} tf.function objects",
+            message=message,
+            count=created,
+            subkind="new-tf-function",
+        )
+
+    def _new_function_message(self, created: int) -> str:
         message = (
             f"`{self.name}` traced again because a new tf.function object was made for the "
             f"same Python code ({self.where}): {created} tf.function objects so far, each "
@@ -271,17 +301,16 @@ class _Watch:
                 "Create the tf.function once, outside the loop or request handler that "
                 "runs this line, and reuse it."
             )
-        return RetraceReason(
-            function=self.name,
-            trace=number,
-            argument=None,
-            kind="object",
-            before=f"{created - 1} tf.function object{'s' if created > 2 else ''}",
-            after=f"{created} tf.function objects",
-            message=message,
-            count=created,
-            subkind="new-tf-function",
-        )
+        return message
+
+
+_PER_CALL_ADVICE = (
+    "`{name}` traced again because TensorFlow makes a new tf.function on every eager call "
+    "of your line {line} (tape.jacobian, tape.batch_jacobian and tf.vectorized_map "
+    "vectorize through one made per call): {count} made so far, each tracing anew: run "
+    "that line inside one tf.function of your own, made once outside the loop; the inner "
+    "function is then built while yours traces, and later calls reuse your graph."
+)
 
 
 def _with_note(reason: RetraceReason, note: str, replacing: str = "") -> RetraceReason:
@@ -631,6 +660,16 @@ class WatchedCopyWarning(UserWarning):
     """explain_retracing() got a tf.function that had traced already: it watches a copy."""
 
 
+def _watch_per_call(function: PolymorphicFunction):
+    """For whole-program mode: a function TensorFlow makes per eager call, watched
+    (unwatched if that fails)."""
+    try:
+        return _watch_in_place(function, per_call=True)
+    except Exception:  # never break the user's call
+        LOGGER.exception("retrace explainer: could not watch a function TensorFlow made")
+        return function
+
+
 def _watched(function: PolymorphicFunction, said_by: str | None = None) -> WatchedFunction:
     """``function`` itself, watched, if it has never traced; otherwise a watched copy,
     which ``said_by`` (the caller's name) warns about, since calls through the copy are
@@ -652,8 +691,8 @@ def _watched(function: PolymorphicFunction, said_by: str | None = None) -> Watch
     return _watched_copy(function)
 
 
-def _watch_in_place(function: PolymorphicFunction) -> WatchedFunction:
-    watch = _watch_of(function)
+def _watch_in_place(function: PolymorphicFunction, per_call: bool = False) -> WatchedFunction:
+    watch = _watch_of(function, per_call)
     _internals.watch_in_place(
         function, WatchedFunction, lambda body: _trace_hook(body, watch), _recording_cache()
     )
@@ -675,7 +714,7 @@ def _watched_copy(function: PolymorphicFunction) -> WatchedFunction:
     return make_decorator(function.python_function, watched, decorator_name="tf.function")
 
 
-def _watch_of(function: PolymorphicFunction) -> _Watch:
+def _watch_of(function: PolymorphicFunction, per_call: bool = False) -> _Watch:
     """A new trace history for ``function``, named after its Python function."""
     python_function = function.python_function
     library = _library_of(python_function)
@@ -685,6 +724,7 @@ def _watch_of(function: PolymorphicFunction) -> _Watch:
         _code(function),
         library=library,
         purpose=_purpose(python_function) if library else (),
+        per_call=per_call,
     )
     _note_instance(function, watch)
     return watch
@@ -826,6 +866,7 @@ def watch_every_tf_function() -> Iterator[list]:
         # warnings are kept, so that the report never passes them in silence.
         with (
             _internals.watching_restored_functions(_watch_restored),
+            _internals.watching_per_call_functions(_watch_per_call),
             _internals.hearing_retracing_warnings(_hear_unwatched),
         ):
             yield _SESSION_WATCHES
@@ -896,7 +937,7 @@ def summarise(watches: list) -> list[FunctionSummary]:
     """Watches grouped by Python code, the costliest retracing first."""
     groups: dict = {}
     for watch in watches:
-        groups.setdefault(watch.code, []).append(watch)
+        groups.setdefault(watch.group, []).append(watch)
     summaries = []
     for group in groups.values():
         traces = [trace for watch in group for trace in watch.traces]

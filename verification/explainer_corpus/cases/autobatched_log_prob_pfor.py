@@ -7,7 +7,7 @@ SUMMARY = (
     "calling .log_prob on an autobatched joint distribution warns about pfor.<locals>.f retracing"
 )
 WRAPPED = False  # pfor builds its tf.function f inside tf.vectorized_map, on every call
-EXPECT = [("pfor.<locals>.f", None, "unwatched")]
+EXPECT = [("pfor.<locals>.f", None, "object")]  # a new tf.function per eager call
 
 
 def log_prob(value):
