@@ -587,7 +587,7 @@ def _object(ref) -> td.ObjectRef:
     target = ref()
     if target is None:
         return td.ObjectRef("an object (already collected)", ref)
-    return td.ObjectRef(f"{type(target).__qualname__} object at {id(target):#x}", ref)
+    return td.ObjectRef(td.object_label(target), ref)
 
 
 def _tensor(spec) -> td.TensorLeaf:

@@ -525,9 +525,6 @@ def _object_change(path: str, before: str, after: str) -> Change:
             f"{NEW_INSTANCE_ADVICE}"
         )
         return Change(path, "object", before, after, advice, "self")
-    if after == before:  # the earlier object was collected and its address reused
-        after = f"a new {after.split(' object at ')[0]} object at the same address"
-        before = f"the earlier one, collected since ({before})"
     advice = (
         f"argument `{path}` is a different object ({after}, not {before}). Objects "
         "are matched by identity (or by __eq__ and __hash__ if the class defines them), "

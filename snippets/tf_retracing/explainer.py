@@ -73,7 +73,7 @@ from tf_retracing.explainer_types import (
     innermost,
     unknown_reason,
 )
-from tf_retracing.trace_description import TraceDescription
+from tf_retracing.trace_description import TraceDescription, object_label
 
 # This module's tools, which the package re-exports lazily (EXPLAINER_NAMES; a test keeps
 # the two equal), plus the types; strings only, so that the API reference can read it.
@@ -735,7 +735,7 @@ def _note_instance(function: PolymorphicFunction, watch: _Watch) -> None:
     so a new one per new instance is a new `self`, not a tf.function made anew."""
     bound_to = _internals.bound_instance(function)
     if bound_to is not None:
-        watch.instance = f"{type(bound_to).__qualname__} object at {id(bound_to):#x}"
+        watch.instance = object_label(bound_to)
 
 
 def _start_watching(watched: WatchedFunction, watch: _Watch) -> None:

@@ -14,6 +14,8 @@ a Python value, an object matched by identity, or anything else TensorFlow keys 
 from __future__ import annotations
 
 import dataclasses
+import threading
+import weakref
 from collections.abc import Callable
 
 # TensorLeaf.kind for the kinds of tensor the explainer gives specific advice for.
@@ -56,7 +58,7 @@ class PythonValue:
 class ObjectRef:
     """An object TensorFlow keys on by identity (or by its own ``__eq__``)."""
 
-    description: str  # e.g. "Config object at 0x7f3a...", taken while the object lived
+    description: str  # e.g. "Config #2", taken while the object lived (see object_label)
     ref: Callable[[], object]  # returns the object, or None once it was collected
 
 
@@ -108,3 +110,42 @@ class TraceDescription:
 # The field of the calling context that holds its device scopes (tf.device, or a
 # tf.distribute replica's device), as names such as "CPU:1".
 DEVICE_FIELD = "device_functions"
+
+
+class _ObjectLabels:
+    """Names objects by type and the order they were first described ("Config #2",
+    "Sequential #3 ('sequential_2')"): a report reads the same on every run, where a
+    memory address differs. A collected object's number is never given again."""
+
+    def __init__(self):
+        self._labels: dict = {}  # id(object) -> (weak reference or None, label)
+        self._counts: dict = {}  # type name -> objects numbered so far
+        self._lock = threading.Lock()
+
+    def label(self, target: object) -> str:
+        with self._lock:
+            known = self._labels.get(id(target))
+            if known is not None and (known[0] is None or known[0]() is target):
+                return known[1]
+            kind = type(target).__name__
+            number = self._counts[kind] = self._counts.get(kind, 0) + 1
+            label = f"{kind} #{number}{_own_name(target)}"
+            key = id(target)
+            try:  # forgotten with the object, so that the table does not grow
+                ref = weakref.ref(target, lambda _, key=key: self._labels.pop(key, None))
+            except TypeError:  # not weakly referenceable: trusted by its id
+                ref = None
+            self._labels[key] = (ref, label)
+            return label
+
+
+def _own_name(target: object) -> str:
+    """`` ('dense_1')`` for an object with a string ``name`` (Keras layers, tf.Module)."""
+    try:
+        name = getattr(target, "name", None)
+    except Exception:  # a property that fails: no name
+        return ""
+    return f" ({name!r})" if isinstance(name, str) and name else ""
+
+
+object_label = _ObjectLabels().label
