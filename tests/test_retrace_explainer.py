@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 import functools
 import gc
-import re
 import logging
+import re
 import sys
 import textwrap
 
