@@ -325,8 +325,10 @@ def _with_note(reason: RetraceReason, note: str, replacing: str = "") -> Retrace
 # What a user can do about a trace of a function a library built for them (Keras's
 # train, test and predict steps), where the generic advice is about their own code.
 _LIBRARY_VARIABLES_ADVICE = (
-    "The {library} step builds its variables (the optimizer's, the metrics') on that "
-    "first trace: expected once per model, and nothing to change."
+    "The {library} step made the variables still missing on its first call (the "
+    "model's, if it was not built, and the optimizer's): once per model, and harmless. "
+    "To avoid it, create them before the first step: model.build(input_shape), then "
+    "model.optimizer.build(model.trainable_variables)."
 )
 _LIBRARY_SHAPE_ADVICE = (
     " These shapes come from your data: to keep one trace, pad or bucket the inputs to "

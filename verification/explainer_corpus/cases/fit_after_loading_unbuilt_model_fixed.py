@@ -6,7 +6,7 @@ import tempfile
 import keras
 import numpy as np
 
-ADVICE = "create them outside the function to avoid it"
+ADVICE = "create them before the first step: model.build(input_shape)"
 
 model = keras.Sequential([keras.layers.Dense(8), keras.layers.Dense(4)])
 model.compile(optimizer="adam", loss="mse")
