@@ -60,15 +60,20 @@ def explain(
     history: Sequence[TraceDescription],
     new: TraceDescription,
     compare: Callable[[TraceDescription, TraceDescription], list[Change]] | None = None,
+    seen_before: bool | None = None,
 ) -> RetraceReason:
     """Why trace ``number`` of ``function`` happened: ``new`` against the closest earlier
-    trace in ``history`` (the one with fewest differences; ties go to the most recent)."""
+    trace in ``history`` (the one with fewest differences; ties go to the most recent).
+    ``seen_before``: whether ``history`` holds a trace equal to ``new``, if the caller
+    keeps an index that tells (else it is looked up in ``history``)."""
     compare = compare or changes
     if new.context.saving:  # every trace tf.saved_model.save makes is one of its own
         return _save_time_reason(function, number, new)
     # An earlier trace equal in all but what is not compared (spec names) may lie further
     # back than one that differs in one place: look for it first, by equality (cheap).
-    closest: list[Change] | None = [] if _seen_before(new, history) else None
+    if seen_before is None:
+        seen_before = _seen_before(new, history)
+    closest: list[Change] | None = [] if seen_before else None
     for earlier in reversed(history if closest is None else ()):
         found = compare(earlier, new)
         if closest is None or len(found) < len(closest):

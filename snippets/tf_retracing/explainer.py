@@ -73,7 +73,7 @@ from tf_retracing.explainer_types import (
     innermost,
     unknown_reason,
 )
-from tf_retracing.trace_description import TraceDescription, object_label
+from tf_retracing.trace_description import TraceDescription, description_key, object_label
 
 # This module's tools, which the package re-exports lazily (EXPLAINER_NAMES; a test keeps
 # the two equal), plus the types; strings only, so that the API reference can read it.
@@ -169,6 +169,11 @@ class _Watch:
             purpose = self.group = (code, self.created_at)
         self.traces: list[_Trace] = []
         self.reasons: list[RetraceReason] = []
+        # The traces' descriptions, and an index of them: explaining a retrace costs the
+        # same after 10,000 traces as after 10 (no list rebuilt, no scan for an equal one).
+        self.history: list[TraceDescription] = []
+        self._described: set = set()  # description_key of each description in history
+        self._unhashable: list[TraceDescription] = []  # those without a key
         self.root_cache = None
         # One code can serve several purposes (Keras builds its train and test step from
         # one function): only tf.functions made anew for the same purpose are a retrace.
@@ -232,6 +237,13 @@ class _Watch:
 
     def _record(self, trace: _Trace) -> None:
         self.traces.append(trace)
+        if trace.description is not None:
+            self.history.append(trace.description)
+            key = description_key(trace.description)
+            if key is None:
+                self._unhashable.append(trace.description)
+            else:
+                self._described.add(key)
         if not self.counted_as_traced:
             self.counted_as_traced = True
             self.stats.traced += 1
@@ -250,13 +262,17 @@ class _Watch:
             f"with your TensorFlow version ({tf.__version__}).",
             subkind="explainer-error",
         )
-        self.traces.append(trace)
-        self.reasons.append(trace.reason)
-        LOGGER.warning("%s", trace.reason.message)
+        self._record(trace)
 
     def _explain(self, trace: _Trace, number: int) -> RetraceReason:
-        history = [earlier.description for earlier in self.traces if earlier.description]
-        reason = comparison.explain(self.name, number, history, trace.description, compare=_changes)
+        reason = comparison.explain(
+            self.name,
+            number,
+            self.history,
+            trace.description,
+            compare=_changes,
+            seen_before=self._seen_before(trace.description),
+        )
         if self.where == RESTORED and reason.kind in _EXPORT_TIME_KINDS:
             return _with_note(reason, _EXPORT_TIME_NOTE)
         if self.library:
@@ -282,6 +298,13 @@ class _Watch:
             count=created,
             subkind="new-tf-function",
         )
+
+    def _seen_before(self, description: TraceDescription) -> bool | None:
+        """Whether an earlier trace equals ``description``; None: look in the history."""
+        key = description_key(description)
+        if key is None:
+            return None
+        return key in self._described or description in self._unhashable
 
     def _new_function_message(self, created: int) -> str:
         message = (

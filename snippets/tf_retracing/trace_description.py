@@ -107,6 +107,22 @@ class TraceDescription:
     context: CallContext
 
 
+def description_key(description: TraceDescription) -> tuple | None:
+    """A hashable stand-in for ``description``, equal where descriptions are equal, for
+    finding an equal earlier trace in constant time; None if a value in it cannot be
+    hashed (a Python value without a hash), which is then compared one by one."""
+    key = (
+        tuple(description.call.items()),
+        tuple(description.traced.items()),
+        description.context,
+    )
+    try:
+        hash(key)
+    except (TypeError, ValueError):
+        return None
+    return key
+
+
 # The field of the calling context that holds its device scopes (tf.device, or a
 # tf.distribute replica's device), as names such as "CPU:1".
 DEVICE_FIELD = "device_functions"
