@@ -280,7 +280,27 @@ def trace_memory_extra(result: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def explainer_at_scale_extra(result: Mapping[str, Any]) -> str:
+    rows = result["extra"]["scale"]
+    lines = [
+        "\nA whole program that retraces N times, run as `python program.py` and as "
+        "`python -m tf_retracing.explain program.py` (a fresh interpreter each, the fastest "
+        "of the runs; seconds include starting Python and importing TensorFlow):\n",
+        "| Retraces | Runs | Plain (s) | Under the explainer (s) | Extra time | "
+        "Extra per retrace (ms) | TensorFlow per retrace (ms) |",
+        "|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {row['retraces']:,} | {row['rounds']} | {number(row['plain_s'])} "
+        f"| {number(row['watched_s'])} | {number(row['extra_percent'], 2)}% "
+        f"| {number(row['extra_ms_per_retrace'], 2)} | {number(row['plain_ms_per_retrace'], 2)} |"
+        for row in rows
+    ]
+    return "\n".join(lines) + "\n"
+
+
 EXTRA_RENDERERS = {
+    "explainer_at_scale": explainer_at_scale_extra,
     "weight_cache": weight_cache_extra,
     "serving_architectures": serving_architectures_extra,
     "serving_without_onednn": serving_architectures_extra,

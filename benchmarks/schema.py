@@ -188,6 +188,17 @@ EXTRA = {
     ),
     "serving_architectures": SERVING_ARCHITECTURES,
     "serving_without_onednn": SERVING_ARCHITECTURES,  # the same measurement
+    "explainer_at_scale": record(
+        {
+            "scale": rows(
+                {
+                    **dict.fromkeys(("retraces", "rounds"), COUNT),
+                    **dict.fromkeys(("plain_s", "watched_s", "plain_ms_per_retrace"), POSITIVE),
+                    **dict.fromkeys(("extra_percent", "extra_ms_per_retrace"), NUMBER),
+                }
+            ),
+        }
+    ),
     "trace_memory": record(
         {
             "memory": rows(
