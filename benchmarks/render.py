@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.claims import CLAIMS
+from benchmarks.code_hash import stale_admonition
 from benchmarks.formatting import number, ratio_text
 from benchmarks.lookup import find_ratio, headline_ratio
 from benchmarks.measure import relative_half_width
@@ -94,7 +95,8 @@ def provenance_line(result: Mapping[str, Any]) -> str:
         f"Keras {text(p['keras'])}, Python {text(p['python'])}; "
         f"**{text(p['profile'])} profile**, "
         f"{result['repetitions']} interleaved repetitions of {result['calls_per_pass']} calls; "
-        f"{text(p['date'])}, commit {code(p['git_commit'])}, {code(p['command'])}."
+        f"{text(p['date'])}, commit {code(p['git_commit'])}, {code(p['command'])}"
+        + (f", code hash {code(result['code_hash'])}." if result.get("code_hash") else ".")
     )
 
 
@@ -137,7 +139,16 @@ def scenario_table(name: str, result: Mapping[str, Any]) -> str:
         )
     table = header + "\n".join(rows) + "\n"
     extra = EXTRA_RENDERERS.get(name, lambda _: "")
-    return table + extra(result) + "\n" + setup_line(result) + " " + provenance_line(result) + "\n"
+    return (
+        stale_admonition(result)
+        + table
+        + extra(result)
+        + "\n"
+        + setup_line(result)
+        + " "
+        + provenance_line(result)
+        + "\n"
+    )
 
 
 def setup_line(result: Mapping[str, Any]) -> str:

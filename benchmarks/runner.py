@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import gc
 import resource
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from benchmarks import ROOT
+from benchmarks.code_hash import code_hash
 from benchmarks.measure import bootstrap_median_ci, interleaved_orders, paired_ratios, summarize
 from benchmarks.scenarios.base import COLD, STEADY, Scenario, Setup, Variant
 from benchmarks.scenarios.common import rss_bytes
@@ -183,7 +187,24 @@ def measure(scenario: Scenario, quick: bool, device: str, progress: Progress) ->
         "peak_rss_mb": peak_rss_mb(),
         "seconds": time.perf_counter() - started,
         "extra": extra,
+        # The code this result measured, so that a page can say when it has changed since.
+        "measured": list(measured_code(scenario)),
+        "code_hash": code_hash(measured_code(scenario)),
     }
+
+
+def measured_code(scenario: Scenario) -> tuple[str, ...]:
+    """The scenario's module, what every scenario runs through, and the project code it
+    names as measured (``requires``)."""
+    module = Path(sys.modules[scenario.build.__module__].__file__).resolve()
+    return (
+        module.relative_to(ROOT).as_posix(),
+        "benchmarks/scenarios/base.py",
+        "benchmarks/scenarios/common.py",
+        "benchmarks/runner.py",
+        "benchmarks/measure.py",
+        *scenario.requires,
+    )
 
 
 def peak_rss_mb() -> float:

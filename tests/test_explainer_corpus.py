@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.code_hash import ROOT, freshness
 from verification.explainer_corpus.cases import all_cases
 from verification.explainer_corpus.results import read_results
 from verification.explainer_corpus.runner import run_case, run_environment
@@ -42,7 +43,14 @@ def test_case(case, python):
 
 
 def test_the_page_renders_a_run_of_this_corpus():
-    recorded = {case["id"]: case for case in read_results()["cases"]}
+    results = read_results()
+    # The run measured the code as it is now, by the command the Diagnosing page names.
+    assert freshness(results["provenance"]) is None, freshness(results["provenance"])
+    command = results["provenance"]["command"]
+    assert command == "python -m verification.explainer_corpus run"
+    page = (ROOT / "docs" / "guide" / "diagnosing" / "measured.md").read_text()
+    assert f"`{command}` runs them all and writes the results this" in " ".join(page.split())
+    recorded = {case["id"]: case for case in results["cases"]}
     assert sorted(recorded) == sorted(case.id for case in CASES), (
         "run python -m verification.explainer_corpus run"
     )

@@ -393,6 +393,16 @@ def test_select_and_ignore_on_the_command_line(tmp_path, capsys, monkeypatch):
     assert run_main(capsys, "--select", "TFL003", "hazard.py")[0] == 1
 
 
+def test_select_on_the_command_line_keeps_the_configured_ignore(tmp_path, capsys, monkeypatch):
+    """As the help and the Lint page say: --select replaces the configured select only."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "hazard.py", HAZARD)
+    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.lint]\nignore = ["TFL003"]\n')
+    assert run_main(capsys, "--select", "TFL003", "hazard.py")[0] == 0
+    (tmp_path / "pyproject.toml").unlink()
+    assert run_main(capsys, "--select", "TFL003", "hazard.py")[0] == 1
+
+
 def test_list_rules_names_every_rule_with_its_link(capsys):
     status, out, _ = run_main(capsys, "--list-rules")
     assert status == 0

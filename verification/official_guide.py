@@ -12,7 +12,17 @@ import re
 from collections import Counter
 from pathlib import Path
 
-VERDICTS = ("holds", "holds with a caveat", "wrong", "outdated", "cannot be checked")
+VERDICTS = (
+    "holds",
+    "holds with a caveat",
+    "wrong",
+    "outdated",
+    "not measured here",
+    "cannot be checked",
+)
+# Verdicts of statements no output on the page settles: a timing the site does not take,
+# or what no code can settle here (a TPU, a release older than the version matrix).
+UNCHECKED = ("not measured here", "cannot be checked")
 MARKER = "<!-- official-guide:verdict-counts -->"
 _ROW = re.compile(r"^\|\s*(?P<id>[A-Z]\d+)\s*\|.*\|\s*(?P<verdict>[^|]+?)\s*\|\s*$")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from benchmarks.code_hash import stale_admonition
+
 MARKER = "<!-- explainer-corpus -->"
 MODES = (("wrapped", "wrapped"), ("whole_program", "whole program"))
 
@@ -30,10 +32,11 @@ def render(data: dict, source_link) -> str:
     provenance = data["provenance"]
     score = scores(cases)
     lines = [
-        f"Run of {provenance['date']} at commit `{provenance['commit']}`, TensorFlow "
+        stale_admonition(provenance)
+        + f"Run of {provenance['date']} at commit `{provenance['commit']}`, TensorFlow "
         f"{provenance['tensorflow']}, tf_retracing {provenance['tf_retracing']}, Python "
         f"{provenance['python']} ({provenance['machine']}, {provenance['seconds']} s), by "
-        f"`{provenance['command']}`.",
+        f"`{provenance['command']}`{_hash_text(provenance)}.",
         "",
         "| | passed |",
         "|---|---|",
@@ -49,6 +52,11 @@ def render(data: dict, source_link) -> str:
     for case in cases:
         lines.append(_row(case, source_link))
     return "\n".join(lines)
+
+
+def _hash_text(provenance: dict) -> str:
+    recorded = provenance.get("code_hash")
+    return f", of the code with hash `{recorded}`" if recorded else ""
 
 
 def _row(case: dict, source_link) -> str:

@@ -7,6 +7,7 @@ import os
 import platform
 from pathlib import Path
 
+from benchmarks.code_hash import code_hash
 from benchmarks.provenance import git_commit
 from verification.corpus_results import (
     ResultsError,
@@ -20,6 +21,14 @@ __all__ = ["ResultsError", "read_results", "write_results"]
 RESULTS_FILE = Path(__file__).resolve().parent / "results.json"
 SCHEMA_VERSION = 1
 CASE_FIELDS = ("id", "source", "summary", "expect", "whole_program", "wrapped", "fix", "passed")
+# The code a run measures: the package, the cases and the code that runs them.
+MEASURED = (
+    "snippets/tf_retracing",
+    "verification/explainer_corpus/cases",
+    "verification/explainer_corpus/cases.py",
+    "verification/explainer_corpus/runner.py",
+    "verification/explainer_corpus/wrapped.py",
+)
 
 
 def provenance(package_path: str | None, seconds: float) -> dict:
@@ -30,6 +39,8 @@ def provenance(package_path: str | None, seconds: float) -> dict:
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         # What a run's results depend on: the package and the cases.
         "commit": git_commit(("snippets", "verification/explainer_corpus/cases")),
+        "measured": list(MEASURED),
+        "code_hash": code_hash(MEASURED),
         "tensorflow": tf.__version__,
         "tf_retracing": tf_retracing.__version__,
         "package_path": package_path,

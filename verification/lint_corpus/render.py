@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from benchmarks.code_hash import stale_admonition
 from verification.lint_corpus.results import totals
 
 MARKER = "<!-- lint-corpus -->"
@@ -23,7 +24,8 @@ def render(data: dict, source_link) -> str:
     provenance, summary, speed = data["provenance"], totals(data), data["speed"]
     small, large = speed["modules"]
     lines = [
-        f"Run of {provenance['date']} at commit `{provenance['commit']}`, tf_retracing "
+        stale_admonition(provenance)
+        + f"Run of {provenance['date']} at commit `{provenance['commit']}`, tf_retracing "
         f"{provenance['tf_retracing']}, Python {provenance['python']} "
         f"({provenance['machine']}), by `{provenance['command']}`.",
         "",

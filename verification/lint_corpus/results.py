@@ -8,6 +8,7 @@ import os
 import platform
 from pathlib import Path
 
+from benchmarks.code_hash import code_hash
 from benchmarks.provenance import cpu_model, git_commit
 from verification.corpus_results import (
     ResultsError,
@@ -24,6 +25,15 @@ _CASE_FIELDS = ("id", "path", "source", "summary", "hazards", "missed", "false_f
 _REPOSITORY_FIELDS = ("name", "commit", "files", "unparsable", "seconds", "findings")
 
 
+# The code a run measures: the linter and the corpus's cases, reviews and runner.
+MEASURED = (
+    "snippets/tf_retracing/lint",
+    "verification/lint_corpus/*.py",
+    "verification/lint_corpus/cases",
+    "verification/explainer_corpus/cases",
+)
+
+
 def provenance(package_path: str | None, seconds: float) -> dict:
     from tf_retracing import __version__
 
@@ -33,6 +43,8 @@ def provenance(package_path: str | None, seconds: float) -> dict:
         "commit": git_commit(
             ("snippets", "verification/lint_corpus", "verification/explainer_corpus/cases")
         ),
+        "measured": list(MEASURED),
+        "code_hash": code_hash(MEASURED),
         "tf_retracing": __version__,
         "package_path": package_path,
         "python": platform.python_version(),

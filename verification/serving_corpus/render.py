@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from benchmarks.code_hash import stale_admonition
+
 MARKER = "<!-- serving-corpus -->"
 STEPS = ("first calls", "set_weights", "assign", "load_weights", "8 threads")
 
@@ -17,7 +19,8 @@ def render(data: dict, source_link) -> str:
     provenance = data["provenance"]
     passed = sum(row["passed"] for row in rows)
     lines = [
-        f"{passed} of {len(rows)} architectures passed. Run of {provenance['date']} at commit "
+        stale_admonition(provenance)
+        + f"{passed} of {len(rows)} architectures passed. Run of {provenance['date']} at commit "
         f"`{provenance['commit']}`, TensorFlow {provenance['tensorflow']}, Keras "
         f"{provenance['keras']}, Python {provenance['python']} ({provenance['machine']}, "
         f"{provenance['seconds']} s), by `{provenance['command']}` "

@@ -22,7 +22,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="*", default=["."], help="files and folders (default: .)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     parser.add_argument(
-        "--select", help="only these rules, comma-separated (replaces the settings)"
+        "--select",
+        help="only these rules, comma-separated (instead of the configured select; "
+        "the configured ignore still applies)",
     )
     parser.add_argument("--ignore", help="also skip these rules, comma-separated")
     parser.add_argument("--config", help="the pyproject.toml to read settings from")

@@ -12,5 +12,5 @@ for step in range(8):
     with tf.GradientTape() as tape:
         tape.watch(point)
         value = 2 * point
-    jacobian = tape.jacobian(value, point)  # hazard: a new pfor function per eager call
+    jacobian = tape.jacobian(value, point)  # a new pfor function per eager call
 print(jacobian.numpy().ravel().tolist())
