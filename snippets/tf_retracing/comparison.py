@@ -438,12 +438,7 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
         what = (
             f"is a Python {type(new.value).__name__} whose value changed from {before} to {after}"
         )
-        fix = (
-            _flag_advice(new)
-            if isinstance(new.value, bool)
-            else "Every new Python value is a new trace: if it varies, pass it as a tensor "
-            f"({_as_tensor(new)}); if it takes a few fixed values, expect one trace each."
-        )
+        fix = _value_fix(new)
     elif isinstance(new, PythonValue):
         subkind = "became-python"
         what = f"was {before} and is now the Python value {after}"
@@ -453,6 +448,42 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
         what = f"was the Python value {before} and is now {after}"
         fix = "Pass the same kind of value every time; a tensor if the value changes."
     return Change(path, "python-value", before, after, f"argument `{path}` {what}. {fix}", subkind)
+
+
+# How the function's source uses an argument (tf_retracing.argument_use's names).
+CHOOSES, BRANCHES, STEP, FEEDS = "chooses", "branches", "step", "feeds"
+
+
+def _value_fix(new: PythonValue) -> str:
+    """What to do about a Python value that changed, by how the function uses it."""
+    used_for = set(new.used_for)
+    if CHOOSES in used_for:
+        return (
+            "The function uses it to choose a Python object (a dict key, a list index or "
+            "an attribute name), which a tensor cannot do, so keep it a Python value: a "
+            "few fixed values cost one trace each, which is expected. Only where the "
+            "choice must be made inside the graph, pick with tensors instead: "
+            "tf.switch_case over one branch per value, or a tf.lookup.StaticHashTable "
+            "from keys to numbers."
+        )
+    if isinstance(new.value, bool):
+        return _flag_advice(new)
+    if used_for == {BRANCHES}:
+        return (
+            "The function uses it only to decide an `if` (or `while`): a few fixed values "
+            "cost one trace each, which is expected. Pass it as a tensor "
+            f"({_as_tensor(new)}) only if both branches are tensor operations, which "
+            "AutoGraph then turns into one tf.cond."
+        )
+    if STEP in used_for and isinstance(new.value, int) and len(used_for - {STEP}) == 0:
+        return (
+            "Every new Python value is a new trace: it is a tf.summary step, so pass it "
+            f"as tf.constant({new.value!r}, dtype=tf.int64), the dtype a step has."
+        )
+    return (
+        "Every new Python value is a new trace: if it varies, pass it as a tensor "
+        f"({_as_tensor(new)}); if it takes a few fixed values, expect one trace each."
+    )
 
 
 def _flag_advice(new: PythonValue) -> str:
