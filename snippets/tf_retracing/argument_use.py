@@ -72,8 +72,8 @@ def _walk(tree: ast.AST, parents: tuple = ()):
     for child in ast.iter_child_nodes(tree):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        yield child, parents + (tree,)
-        yield from _walk(child, parents + (tree,))
+        yield child, (*parents, tree)
+        yield from _walk(child, (*parents, tree))
 
 
 def _kind_of_use(name: ast.Name, parents: tuple, tensor_arguments: frozenset[str]) -> str:
