@@ -305,10 +305,24 @@ _KIND_NAMES = {
 }
 
 
+# A report stays readable and bounded whatever the program passes: a value's text is cut
+# (saying how long it was), and a list of values seen stops after a few.
+MAX_VALUE_CHARS = 120
+MAX_VALUES_SEEN = 10
+
+
+def short_repr(value: object) -> str:
+    """``repr(value)``, cut to about MAX_VALUE_CHARS characters with its full length."""
+    text = repr(value)
+    if len(text) <= MAX_VALUE_CHARS:
+        return text
+    return f"{text[: MAX_VALUE_CHARS - 20]}... ({len(text):,} characters)"
+
+
 def describe(node: Node) -> str:
     """A short phrase for a value: "a float32 tensor of shape (2, 3)", "0.5", "a list of 2"."""
     if isinstance(node, PythonValue):
-        return repr(node.value)
+        return short_repr(node.value)
     if isinstance(node, ObjectRef):
         return node.description
     if isinstance(node, OtherLeaf):
@@ -505,7 +519,7 @@ _DEFAULT_DTYPES = {"int": "int32", "float": "float32"}
 def _as_tensor(node: PythonValue) -> str:
     """The tensor to pass instead of a Python value, with the dtype the function needs:
     the one the traced graph made of the value, where it shows one."""
-    value = repr(node.value)
+    value = short_repr(node.value)
     default = _DEFAULT_DTYPES.get(type(node.value).__name__)
     if default is None:  # not a number: tf.constant keeps its kind (str, bool)
         return f"tf.constant({value})"
@@ -719,7 +733,10 @@ def group_message(
         calls = [pair[0] for pair in seen if pair is not None]
         values = _distinct(describe(c) for c in calls if isinstance(c, PythonValue))
         if len(values) > 2:
-            return f"values seen: {', '.join(values)}{counted}. {latest.message}"
+            shown = values[:MAX_VALUES_SEEN]
+            more = len(values) - len(shown)
+            listed = ", ".join(shown) + (f" and {more} more" if more else "")
+            return f"values seen: {listed}{counted}. {latest.message}"
     return latest.message
 
 

@@ -71,6 +71,7 @@ from tf_retracing.explainer_types import (
     RetracingBudgetExceeded,
     display_name,
     innermost,
+    printable,
     unknown_reason,
 )
 from tf_retracing.trace_description import (
@@ -1062,7 +1063,13 @@ def report_data(watches: list) -> dict:
             for s in summarise(watches)
         ],
         "unwatched": [
-            {**dataclasses.asdict(unwatched), "advice": unwatched.advice()}
+            {
+                key: printable(value) if isinstance(value, str) else value
+                for key, value in {
+                    **dataclasses.asdict(unwatched),
+                    "advice": unwatched.advice(),
+                }.items()
+            }
             for unwatched in getattr(watches, "unwatched", {}).values()
         ],
     }
@@ -1086,7 +1093,7 @@ def report(watches: list) -> str:
     if unwatched:
         lines += ["", "TensorFlow warned about functions the explainer did not watch:"]
         lines += [f"  {item.advice()}" for item in unwatched]
-    return "\n".join(lines).lstrip("\n")
+    return printable("\n".join(lines).lstrip("\n"))
 
 
 def _summary_table(rows: list[FunctionSummary]) -> list[str]:
