@@ -522,3 +522,14 @@ def test_hostile_values_are_escaped_and_cut_in_every_report(tmp_path, python):
         assert "\\x1b[31mred" in text or "\\\\x1b[31mred" in text, name  # shown escaped
         assert max(map(len, text.splitlines())) < 5_000, name  # the long value is cut
     assert "(200,002 characters)" in stderr
+
+
+def test_the_console_command_names_itself_in_help_and_errors(capsys):
+    from tf_retracing.cli import main as console
+
+    assert console(["explain", "--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: tf-retracing explain [--guard")
+    assert console(["explain", "--bogus", "script.py"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tf-retracing explain: unknown option '--bogus'")
+    assert "python -m tf_retracing.explain" not in err

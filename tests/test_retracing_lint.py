@@ -635,7 +635,8 @@ def test_the_pre_commit_hook_runs_the_linter():
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "tf-retracing-lint"
     assert hook["entry"] == "python -m tf_retracing.lint"
-    assert hook["language"] == "python" and hook["types"] == ["python"]
+    # Python files and notebooks, whose code cells the linter reads
+    assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"]
 
 
 # --- links ---------------------------------------------------------------------------------------

@@ -41,10 +41,17 @@ import tf_retracing
 from tf_retracing.explainer_types import REPORT_SCHEMA_VERSION, printable
 
 PROG = "python -m tf_retracing.explain"
-USAGE = (
-    f"usage: {PROG} [--guard log|raise] [--warmup N] [--json PATH] [--html PATH]\n"
-    f"       {' ' * len(PROG)} [--] script.py|- [args ...]"
-)
+
+
+def usage(prog: str = PROG) -> str:
+    """The usage lines, naming the command as it was called (``tf-retracing explain``)."""
+    return (
+        f"usage: {prog} [--guard log|raise] [--warmup N] [--json PATH] [--html PATH]\n"
+        f"       {' ' * len(prog)} [--] script.py|- [args ...]"
+    )
+
+
+USAGE = usage()
 HELP = f"""{USAGE}
 
 Run script.py (or -, the program on standard input) with every tf.function it creates
@@ -76,17 +83,19 @@ class Options:
     warmup: int | None = None
     json_path: str | None = None  # absolute: the script may change directory
     html_path: str | None = None
+    prog: str = PROG  # the name the command was called by, for its messages
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """Run the script named in ``argv`` with its arguments; return the exit status Python
-    would (2 for bad options, before the script runs)."""
+    would (2 for bad options, before the script runs). ``prog`` is the name the command
+    was called by, which its usage, help and messages use."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        print(USAGE, file=sys.stderr)
+        print(usage(prog), file=sys.stderr)
         return 2
     if argv[0] in ("-h", "--help"):
-        print(HELP.replace("{version}", str(REPORT_SCHEMA_VERSION)))
+        print(HELP.replace(USAGE, usage(prog)).replace("{version}", str(REPORT_SCHEMA_VERSION)))
         return 0
     if argv[0] == "--version":
         print(f"tf-retracing {tf_retracing.__version__}")
@@ -95,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         options = parse_options(argv)
         targets = _report_files(options)
     except UsageError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
+        print(f"{prog}: {str(error).replace(USAGE, usage(prog))}", file=sys.stderr)
         return 2
+    options.prog = prog
     missing = None if options.script == STDIN else _missing_script(options.script)
     if missing is not None:
         return missing
@@ -306,6 +316,7 @@ class _ReportFile:
 
     def __init__(self, option: str, path: str, options: Options, render):
         self.option, self.path, self._render = option, path, render
+        self._prog = options.prog
         if os.path.isdir(path):
             raise UsageError(f"{option} {path!r} is a directory; give a file path")
         _refuse_inputs(option, path, options)
@@ -338,7 +349,7 @@ class _ReportFile:
             temporary = None
         except (OSError, ValueError) as error:
             print(
-                f"{PROG}: could not write the {self.option[2:].upper()} report to "
+                f"{self._prog}: could not write the {self.option[2:].upper()} report to "
                 f"{self.path!r}: {error}",
                 file=sys.stderr,
             )
