@@ -93,3 +93,42 @@ def count_wrong_outputs(predictor, models, x, threads=8, calls_per_thread=500) -
 
 
 # --8<-- [end:race]
+
+
+# --8<-- [start:overlap]
+def overlapping_requests(cache: WeightSwapCache, first, second, x) -> np.ndarray:
+    """Two requests overlapping as two threads can, forced to happen rather than hoped for:
+    request A swaps ``first``'s weights in and is held just before it predicts; request B
+    swaps ``second``'s weights in; then A predicts. Returns what A's request got."""
+    cache.predict(first, x)  # builds the shared reference model and its tf.function
+    (key,) = cache.functions
+    traced = cache.functions[key]
+    a_swapped_in, b_swapped_in, a_done = (threading.Event() for _ in range(3))
+
+    def held(inputs):  # stands in for the traced function, to order the two calls
+        if not a_swapped_in.is_set():  # request A: wait until B's weights are in
+            a_swapped_in.set()
+            b_swapped_in.wait(timeout=60)
+            result = traced(inputs)
+            a_done.set()
+            return result
+        b_swapped_in.set()  # request B: its weights are in; let A predict first
+        a_done.wait(timeout=60)
+        return traced(inputs)
+
+    cache.functions[key] = held
+    got = {}
+    request_a = threading.Thread(target=lambda: got.update(a=cache.predict(first, x).numpy()))
+    request_a.start()
+    a_swapped_in.wait(timeout=60)
+    request_b = threading.Thread(target=lambda: got.update(b=cache.predict(second, x).numpy()))
+    request_b.start()
+    request_a.join(timeout=60)
+    request_b.join(timeout=60)
+    cache.functions[key] = traced
+    if "a" not in got:
+        raise RuntimeError("overlapping_requests: request A did not finish")
+    return got["a"]
+
+
+# --8<-- [end:overlap]

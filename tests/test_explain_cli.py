@@ -37,6 +37,11 @@ SCRIPTS = {
     ),
     "syntax-error": "def broken(:\n    pass\n",
     "main-returns-none": "import sys\n\n\ndef main():\n    print('ran')\n\n\nsys.exit(main())\n",
+    # Exit statuses as the shell sees them: a bool is an int, and statuses wrap at 256.
+    "exit-true": "import sys\nsys.exit(True)\n",
+    "exit-263": "import sys\nsys.exit(263)\n",
+    "exit-minus-1": "import sys\nsys.exit(-1)\n",
+    "exit-beyond-a-c-long": "import sys\nsys.exit(2**70)\n",
     "thread-outlives-main": textwrap.dedent(
         """
         import sys
@@ -448,3 +453,83 @@ def test_html_report_escapes_what_the_program_named():
     page = render_html({"script": "<s>.py", "exit_status": 0, "functions": [function]})
     assert "<s>" not in page and "<b>" not in page and "&lt;ids&gt;" in page
     assert "<p>changed &lt;b&gt;</p>" in page  # the link is shown apart, not repeated
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("code", "status"), [("True", 1), ("263", 7), ("-1", 255)])
+def test_the_json_report_records_the_status_the_shell_sees(code, status, tmp_path, python):
+    (tmp_path / "script.py").write_text(f"import sys\nsys.exit({code})\n")
+    done = python.run(["-m", "tf_retracing.explain", "--json", "r.json", "script.py"], tmp_path)
+    assert done.returncode == status
+    assert json.loads((tmp_path / "r.json").read_text())["exit_status"] == status
+
+
+CLOSES_STDERR = """\
+import io
+import sys
+
+import tensorflow as tf
+
+shift = tf.function(lambda n: n)
+for n in range(3):
+    shift(n)
+print("to stderr before closing it", file=sys.stderr)
+sys.stderr.close()
+sys.stderr = io.StringIO()
+print("done")
+"""
+
+
+@pytest.mark.slow
+def test_a_script_that_closes_stderr_still_gets_its_report_and_files(tmp_path, python):
+    (tmp_path / "script.py").write_text(CLOSES_STDERR)
+    plain = _run(["script.py"], tmp_path)
+    done = python.run(
+        ["-m", "tf_retracing.explain", "--json", "r.json", "--html", "r.html", "script.py"],
+        tmp_path,
+    )
+    assert (done.returncode, done.stdout) == (plain.returncode, plain.stdout) == (0, "done\n")
+    stderr = _without_tf_logs(done.stderr)
+    assert stderr.index("to stderr before closing it") < stderr.index("== retracing report")
+    assert "2 x python-value of n" in stderr  # the report, on the original standard error
+    assert json.loads((tmp_path / "r.json").read_text())["functions"][0]["retraces"] == 2
+    assert "python-value" in (tmp_path / "r.html").read_text()
+
+
+HOSTILE_VALUES = """\
+import tensorflow as tf
+
+check = tf.function(lambda s: tf.constant(1))
+for s in ["\\x1b[31mred", "abc\\u202edef", "lone\\ud800", "x" * 200_000]:
+    check(s)
+"""
+
+
+@pytest.mark.slow
+def test_hostile_values_are_escaped_and_cut_in_every_report(tmp_path, python):
+    (tmp_path / "script.py").write_text(HOSTILE_VALUES)
+    args = ["-m", "tf_retracing.explain", "--json", "r.json", "--html", "r.html", "script.py"]
+    done = subprocess.run(
+        [sys.executable, *args], cwd=tmp_path, capture_output=True, env=RUN_ENV, timeout=300
+    )
+    assert done.returncode == 0
+    stderr = done.stderr.decode("utf-8")  # a lone surrogate would not decode
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    texts = {"stderr": stderr, "html": html, "json": json.dumps(report, ensure_ascii=False)}
+    for name, text in texts.items():
+        assert "\x1b" not in text and "\u202e" not in text, name
+        assert "\\x1b[31mred" in text or "\\\\x1b[31mred" in text, name  # shown escaped
+        assert max(map(len, text.splitlines())) < 5_000, name  # the long value is cut
+    assert "(200,002 characters)" in stderr
+
+
+def test_the_console_command_names_itself_in_help_and_errors(capsys):
+    from tf_retracing.cli import main as console
+
+    assert console(["explain", "--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: tf-retracing explain [--guard")
+    assert console(["explain", "--bogus", "script.py"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tf-retracing explain: unknown option '--bogus'")
+    assert "python -m tf_retracing.explain" not in err

@@ -90,6 +90,7 @@ def test_the_plugin_in_a_readers_test_suite(outcomes):
     assert "`step` (test_user.py:5) traced again 2 times; the budget is 0:" in failure
     assert "argument `scale` is a Python float whose value changed from 1.0 to 2.0" in failure
     assert "[TFR003]" in failure
+    assert "pytest_plugin.py" not in failure  # the plugin's own frames are hidden
     assert outcomes["test_within_budget"] == "passed"
     assert outcomes["test_variables_created_on_the_first_call_only"] == "passed"  # a one-off
     block = outcomes["test_block"]

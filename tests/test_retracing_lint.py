@@ -635,7 +635,8 @@ def test_the_pre_commit_hook_runs_the_linter():
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "tf-retracing-lint"
     assert hook["entry"] == "python -m tf_retracing.lint"
-    assert hook["language"] == "python" and hook["types"] == ["python"]
+    # Python files and notebooks, whose code cells the linter reads
+    assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"]
 
 
 # --- links ---------------------------------------------------------------------------------------
@@ -812,3 +813,66 @@ def test_tfl010_flags_exactly_the_classes_whose_new_instances_retrace():
     assert retraces == {"Plain", "Slots", "SlotsWeakref", "SlotsWeakrefByValue", "NoEq",
                         "UnsafeHash", "Frozen"}  # fmt: skip
     assert flagged == retraces
+
+
+# --- the edges of a command-line tool --------------------------------------------------------
+
+
+def test_a_misspelt_settings_section_is_named_in_a_warning(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "hazard.py", HAZARD)
+    write(tmp_path, "pyproject.toml", '[tool.tf_retracing.lint]\nignore = ["TFL003"]\n')
+    status, _, err = run_main(capsys, "hazard.py")
+    assert status == 1  # its ignore was not applied
+    assert (
+        "warning: pyproject.toml: [tool.tf_retracing.lint] is not read; the linter reads "
+        "[tool.tf-retracing.lint]"
+    ) in err
+    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.linter]\nignore = ["TFL003"]\n')
+    assert "[tool.tf-retracing.linter] is not read" in run_main(capsys, "hazard.py")[2]
+    write(tmp_path, "pyproject.toml", '[tool.tf-retracing.lint]\nignore = ["TFL003"]\n')
+    assert "warning" not in run_main(capsys, "hazard.py")[2]
+
+
+def many_findings(folder: Path) -> Path:
+    """A file whose report is far larger than a pipe's buffer."""
+    loops = "".join(
+        f"for i{n} in range(3):\n    tf.function(lambda x: x)(i{n})\n" for n in range(3000)
+    )
+    return write(folder, "many.py", "import tensorflow as tf\n" + loops)
+
+
+def test_a_closed_pipe_ends_the_report_quietly(tmp_path):
+    many_findings(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tf_retracing.lint", "many.py"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    proc.stdout.readline()  # `| head -1`: one line read, then the pipe closed
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1  # findings found, as the help says
+    assert err == b""  # no BrokenPipeError traceback
+
+
+def test_a_report_that_cannot_be_written_is_an_error_with_status_2(tmp_path):
+    many_findings(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "tf_retracing.lint", "many.py"],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "python -m tf_retracing.lint: error: cannot write the report: No space left on device\n"
+    )

@@ -314,6 +314,18 @@ def restored_function_parts(function) -> dict | None:
     }
 
 
+def saved_arguments(concrete_functions) -> list[dict]:
+    """Per saved concrete function of a loaded function: argument name -> description of
+    what its graph accepts (``x``: a float32 tensor of shape (None,))."""
+    found = []
+    for concrete in concrete_functions:
+        try:
+            found.append(traced_arguments(concrete))
+        except Exception:  # a concrete function this TensorFlow describes otherwise
+            continue
+    return found
+
+
 def _saved_name(concrete_functions) -> str | None:
     for concrete in concrete_functions:
         name = concrete.name.decode() if isinstance(concrete.name, bytes) else concrete.name

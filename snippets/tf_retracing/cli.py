@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "explain":
         from tf_retracing.explain import main as explain
 
-        return explain(rest)
+        return explain(rest, prog="tf-retracing explain")
     if command == "lint":
         from tf_retracing.lint import main as lint  # never imports TensorFlow
 

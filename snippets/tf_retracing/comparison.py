@@ -305,10 +305,24 @@ _KIND_NAMES = {
 }
 
 
+# A report stays readable and bounded whatever the program passes: a value's text is cut
+# (saying how long it was), and a list of values seen stops after a few.
+MAX_VALUE_CHARS = 120
+MAX_VALUES_SEEN = 10
+
+
+def short_repr(value: object) -> str:
+    """``repr(value)``, cut to about MAX_VALUE_CHARS characters with its full length."""
+    text = repr(value)
+    if len(text) <= MAX_VALUE_CHARS:
+        return text
+    return f"{text[: MAX_VALUE_CHARS - 20]}... ({len(text):,} characters)"
+
+
 def describe(node: Node) -> str:
     """A short phrase for a value: "a float32 tensor of shape (2, 3)", "0.5", "a list of 2"."""
     if isinstance(node, PythonValue):
-        return repr(node.value)
+        return short_repr(node.value)
     if isinstance(node, ObjectRef):
         return node.description
     if isinstance(node, OtherLeaf):
@@ -438,12 +452,7 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
         what = (
             f"is a Python {type(new.value).__name__} whose value changed from {before} to {after}"
         )
-        fix = (
-            _flag_advice(new)
-            if isinstance(new.value, bool)
-            else "Every new Python value is a new trace: if it varies, pass it as a tensor "
-            f"({_as_tensor(new)}); if it takes a few fixed values, expect one trace each."
-        )
+        fix = _value_fix(new)
     elif isinstance(new, PythonValue):
         subkind = "became-python"
         what = f"was {before} and is now the Python value {after}"
@@ -453,6 +462,42 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
         what = f"was the Python value {before} and is now {after}"
         fix = "Pass the same kind of value every time; a tensor if the value changes."
     return Change(path, "python-value", before, after, f"argument `{path}` {what}. {fix}", subkind)
+
+
+# How the function's source uses an argument (tf_retracing.argument_use's names).
+CHOOSES, BRANCHES, STEP, FEEDS = "chooses", "branches", "step", "feeds"
+
+
+def _value_fix(new: PythonValue) -> str:
+    """What to do about a Python value that changed, by how the function uses it."""
+    used_for = set(new.used_for)
+    if CHOOSES in used_for:
+        return (
+            "The function uses it to choose a Python object (a dict key, a list index or "
+            "an attribute name), which a tensor cannot do, so keep it a Python value: a "
+            "few fixed values cost one trace each, which is expected. Only where the "
+            "choice must be made inside the graph, pick with tensors instead: "
+            "tf.switch_case over one branch per value, or a tf.lookup.StaticHashTable "
+            "from keys to numbers."
+        )
+    if isinstance(new.value, bool):
+        return _flag_advice(new)
+    if used_for == {BRANCHES}:
+        return (
+            "The function uses it only to decide an `if` (or `while`): a few fixed values "
+            "cost one trace each, which is expected. Pass it as a tensor "
+            f"({_as_tensor(new)}) only if both branches are tensor operations, which "
+            "AutoGraph then turns into one tf.cond."
+        )
+    if STEP in used_for and isinstance(new.value, int) and len(used_for - {STEP}) == 0:
+        return (
+            "Every new Python value is a new trace: it is a tf.summary step, so pass it "
+            f"as tf.constant({new.value!r}, dtype=tf.int64), the dtype a step has."
+        )
+    return (
+        "Every new Python value is a new trace: if it varies, pass it as a tensor "
+        f"({_as_tensor(new)}); if it takes a few fixed values, expect one trace each."
+    )
 
 
 def _flag_advice(new: PythonValue) -> str:
@@ -474,7 +519,7 @@ _DEFAULT_DTYPES = {"int": "int32", "float": "float32"}
 def _as_tensor(node: PythonValue) -> str:
     """The tensor to pass instead of a Python value, with the dtype the function needs:
     the one the traced graph made of the value, where it shows one."""
-    value = repr(node.value)
+    value = short_repr(node.value)
     default = _DEFAULT_DTYPES.get(type(node.value).__name__)
     if default is None:  # not a number: tf.constant keeps its kind (str, bool)
         return f"tf.constant({value})"
@@ -688,7 +733,10 @@ def group_message(
         calls = [pair[0] for pair in seen if pair is not None]
         values = _distinct(describe(c) for c in calls if isinstance(c, PythonValue))
         if len(values) > 2:
-            return f"values seen: {', '.join(values)}{counted}. {latest.message}"
+            shown = values[:MAX_VALUES_SEEN]
+            more = len(values) - len(shown)
+            listed = ", ".join(shown) + (f" and {more} more" if more else "")
+            return f"values seen: {listed}{counted}. {latest.message}"
     return latest.message
 
 

@@ -38,13 +38,20 @@ import types
 # TensorFlow is imported by the run, not here: --help, a bad option or a missing script
 # answers at once instead of after TensorFlow's few seconds of start-up.
 import tf_retracing
-from tf_retracing.explainer_types import REPORT_SCHEMA_VERSION
+from tf_retracing.explainer_types import REPORT_SCHEMA_VERSION, printable
 
 PROG = "python -m tf_retracing.explain"
-USAGE = (
-    f"usage: {PROG} [--guard log|raise] [--warmup N] [--json PATH] [--html PATH]\n"
-    f"       {' ' * len(PROG)} [--] script.py|- [args ...]"
-)
+
+
+def usage(prog: str = PROG) -> str:
+    """The usage lines, naming the command as it was called (``tf-retracing explain``)."""
+    return (
+        f"usage: {prog} [--guard log|raise] [--warmup N] [--json PATH] [--html PATH]\n"
+        f"       {' ' * len(prog)} [--] script.py|- [args ...]"
+    )
+
+
+USAGE = usage()
 HELP = f"""{USAGE}
 
 Run script.py (or -, the program on standard input) with every tf.function it creates
@@ -76,17 +83,19 @@ class Options:
     warmup: int | None = None
     json_path: str | None = None  # absolute: the script may change directory
     html_path: str | None = None
+    prog: str = PROG  # the name the command was called by, for its messages
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """Run the script named in ``argv`` with its arguments; return the exit status Python
-    would (2 for bad options, before the script runs)."""
+    would (2 for bad options, before the script runs). ``prog`` is the name the command
+    was called by, which its usage, help and messages use."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        print(USAGE, file=sys.stderr)
+        print(usage(prog), file=sys.stderr)
         return 2
     if argv[0] in ("-h", "--help"):
-        print(HELP.replace("{version}", str(REPORT_SCHEMA_VERSION)))
+        print(HELP.replace(USAGE, usage(prog)).replace("{version}", str(REPORT_SCHEMA_VERSION)))
         return 0
     if argv[0] == "--version":
         print(f"tf-retracing {tf_retracing.__version__}")
@@ -95,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         options = parse_options(argv)
         targets = _report_files(options)
     except UsageError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
+        print(f"{prog}: {str(error).replace(USAGE, usage(prog))}", file=sys.stderr)
         return 2
+    options.prog = prog
     missing = None if options.script == STDIN else _missing_script(options.script)
     if missing is not None:
         return missing
@@ -181,14 +191,18 @@ def _run_watched(options: Options, targets: list[_ReportFile]) -> int:
             status = _run(script)
             _write_reports(targets, _json_report(options, status, None, None))
             return _exit(status)
+        # The report goes where standard error was when the run began, even if the script
+        # closes or replaces sys.stderr; the files asked for are written first.
+        report_stream = _ReportStream()
         with tf_retracing.watch_every_tf_function() as watches, _guard(options) as guard:
             status = 1  # if the run is interrupted below Python's own handling
             try:
                 status = _run(script)
             finally:
-                _print_report(options.script, watches, guard)
                 if targets:
                     _write_reports(targets, _json_report(options, status, watches, guard))
+                with report_stream as stream:
+                    _print_report(options.script, watches, guard, stream)
         return _exit(status)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
@@ -200,21 +214,47 @@ def _guard(options: Options):
     return tf_retracing.guard_retracing(action=options.guard, warmup=options.warmup)
 
 
-def _print_report(script: str, watches: list, guard) -> None:
-    print(f"\n== retracing report for {script} ==", file=sys.stderr)
+def _print_report(script: str, watches: list, guard, stream) -> None:
+    print(f"\n== retracing report for {printable(script)} ==", file=stream)
     print(
         tf_retracing.report(watches)
         if watches or getattr(watches, "unwatched", None)
         else "no tf.function was created",
-        file=sys.stderr,
+        file=stream,
     )
     if guard is not None:
         print(
             f"\nguard ({guard.action}, warm-up {guard.warmup} trace"
             f"{'' if guard.warmup == 1 else 's'} per function): "
             f"{len(guard.reasons)} retrace{'' if len(guard.reasons) == 1 else 's'} after warm-up",
-            file=sys.stderr,
+            file=stream,
         )
+
+
+class _ReportStream:
+    """Standard error as it was when made: a duplicate of its file descriptor, opened when
+    the report is printed, so a script that closed or replaced ``sys.stderr`` (or closed
+    descriptor 2) still gets its report; ``sys.stderr`` itself where there is no
+    descriptor (an embedding that replaced it before the run)."""
+
+    def __init__(self):
+        try:
+            self._fd = os.dup(sys.stderr.fileno())
+        except (AttributeError, OSError, ValueError):
+            self._fd = None
+        self._file = None
+
+    def __enter__(self):
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            sys.stderr.flush()  # what the script wrote comes first
+        if self._fd is None:
+            return sys.stderr
+        self._file = open(self._fd, "w", encoding="utf-8", errors="backslashreplace", closefd=True)
+        return self._file
+
+    def __exit__(self, *exc_info):
+        if self._file is not None:
+            self._file.close()
 
 
 def _json_report(options: Options, status: int, watches: list | None, guard) -> dict:
@@ -276,6 +316,7 @@ class _ReportFile:
 
     def __init__(self, option: str, path: str, options: Options, render):
         self.option, self.path, self._render = option, path, render
+        self._prog = options.prog
         if os.path.isdir(path):
             raise UsageError(f"{option} {path!r} is a directory; give a file path")
         _refuse_inputs(option, path, options)
@@ -308,7 +349,7 @@ class _ReportFile:
             temporary = None
         except (OSError, ValueError) as error:
             print(
-                f"{PROG}: could not write the {self.option[2:].upper()} report to "
+                f"{self._prog}: could not write the {self.option[2:].upper()} report to "
                 f"{self.path!r}: {error}",
                 file=sys.stderr,
             )
@@ -440,10 +481,16 @@ def _join_threads() -> None:
 
 
 def _exit_status(code) -> int:
+    """The status the shell sees for ``sys.exit(code)``, as python ends it: an int (a bool
+    included) modulo 256, one beyond a C long an OverflowError and 255; anything else is
+    printed, status 1."""
     if code is None:
         return 0
     if isinstance(code, int):
-        return code
+        if not -(2**63) <= code < 2**63:
+            print("OverflowError: Python int too large to convert to C long", file=sys.stderr)
+            return 255
+        return int(code) & 0xFF
     print(code, file=sys.stderr)  # sys.exit("message"): printed, status 1
     return 1
 

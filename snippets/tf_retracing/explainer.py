@@ -57,7 +57,7 @@ from collections.abc import Callable, Iterator
 
 import tensorflow as tf
 
-from tf_retracing import _internals, comparison
+from tf_retracing import _internals, argument_use, comparison
 from tf_retracing._internals import (
     ConcreteFunction,
     PolymorphicFunction,
@@ -71,9 +71,15 @@ from tf_retracing.explainer_types import (
     RetracingBudgetExceeded,
     display_name,
     innermost,
+    printable,
     unknown_reason,
 )
-from tf_retracing.trace_description import TraceDescription, description_key, object_label
+from tf_retracing.trace_description import (
+    PythonValue,
+    TraceDescription,
+    description_key,
+    object_label,
+)
 
 # This module's tools, which the package re-exports lazily (EXPLAINER_NAMES; a test keeps
 # the two equal), plus the types; strings only, so that the API reference can read it.
@@ -133,11 +139,14 @@ RESTORED = "a SavedModel"  # where a function loaded by tf.saved_model.load is d
 # A loaded function has no Python code of its own: what its traces accept was fixed when
 # the program that exported it saved it, so that is where an argument's fix is made.
 _EXPORT_TIME_KINDS = frozenset({"shape", "dtype", "python-value", "structure", "new-argument"})
+_SIGNATURES_NOTE = (
+    "If it was saved with signatures (`list(loaded.signatures)` is not empty), calling "
+    "one of them never traces either."
+)
 _EXPORT_TIME_NOTE = (
     " This function was loaded from a SavedModel: it keeps the input_signature it was "
     "exported with, so make that change in the program that exports it (on the tf.function "
-    "before tf.saved_model.save), or call one of the SavedModel's signatures "
-    "(loaded.signatures[...]), which never trace."
+    "before tf.saved_model.save). " + _SIGNATURES_NOTE
 )
 
 
@@ -181,6 +190,9 @@ class _Watch:
         self.stats.created += 1
         self.counted_as_traced = False
         self.instance: str | None = None  # for a method bound to one instance, that one
+        self.saved_arguments: list[dict] = []  # a loaded function's saved graphs' inputs
+        self.source_function = None  # the user's function, whose source says how it uses
+        # each argument (None where there is no source: a loaded SavedModel)
 
     # --8<-- [start:hook]
     def before_body(self, args: tuple) -> None:
@@ -203,8 +215,9 @@ class _Watch:
         """Record a trace TensorFlow has just added to its cache, and explain it."""
         # From the Python body's start to the graph in the cache: what this trace cost.
         trace_ms = trace.ms = (time.perf_counter() - trace.started) * 1e3
-        trace.description = _internals.describe_trace(
-            trace.tracing, trace.instance, concrete_function
+        trace.description = _with_uses(
+            _internals.describe_trace(trace.tracing, trace.instance, concrete_function),
+            self.source_function,
         )
         trace.tracing = None  # TensorFlow's types are not needed any more
         number = len(self.traces) + 1
@@ -274,7 +287,7 @@ class _Watch:
             seen_before=self._seen_before(trace.description),
         )
         if self.where == RESTORED and reason.kind in _EXPORT_TIME_KINDS:
-            return _with_note(reason, _EXPORT_TIME_NOTE)
+            return self._restored_advice(reason, trace.description)
         if self.library:
             return _library_advice(reason, self.library)
         return reason
@@ -298,6 +311,18 @@ class _Watch:
             count=created,
             subkind="new-tf-function",
         )
+
+    def _restored_advice(self, reason: RetraceReason, new: TraceDescription) -> RetraceReason:
+        """For a loaded function: where a saved graph already accepts the new shape (the
+        export has the None dimension), say so and how to call that graph without a
+        trace; otherwise the change belongs in the program that exported it."""
+        found = comparison.node_at(new, reason.argument) if reason.argument else None
+        name = reason.argument.split("[", 1)[0].split(".", 1)[0] if reason.argument else ""
+        if reason.kind == "shape" and found is not None:
+            for saved in self.saved_arguments:
+                if name in saved and comparison.accepts(saved[name], found[0]):
+                    return _saved_graph_accepts(reason, self.name, name, saved[name])
+        return _with_note(reason, _EXPORT_TIME_NOTE)
 
     def _seen_before(self, description: TraceDescription) -> bool | None:
         """Whether an earlier trace equals ``description``; None: look in the history."""
@@ -334,6 +359,26 @@ _PER_CALL_ADVICE = (
     "that line inside one tf.function of your own, made once outside the loop; the inner "
     "function is then built while yours traces, and later calls reuse your graph."
 )
+
+
+def _saved_graph_accepts(
+    reason: RetraceReason, function: str, argument: str, saved
+) -> RetraceReason:
+    """A loaded function traced for a shape its saved graph already accepts."""
+    spec = comparison.spec(saved, list(saved.shape) if saved.shape is not None else None)
+    message = (
+        f"`{function}` traced again (trace {reason.trace}): argument `{reason.argument}` "
+        f"changed shape from {reason.before} to {reason.after}. This function was loaded "
+        f"from a SavedModel whose saved graph already accepts that shape (`{argument}`: "
+        f"{comparison.describe(saved)}), but it was exported without an input_signature, "
+        "so the loaded function traces once per new input shape to pick that graph. Give "
+        f"the exported tf.function {spec} for `{argument}` in its input_signature before "
+        "tf.saved_model.save (the loaded function keeps it and does not trace again), or "
+        "call the saved graph without tracing: `concrete = "
+        f"<loaded object>.{function}.get_concrete_function({spec})` once, then "
+        "`concrete(...)`. " + _SIGNATURES_NOTE
+    )
+    return dataclasses.replace(reason, message=message)
 
 
 def _with_note(reason: RetraceReason, note: str, replacing: str = "") -> RetraceReason:
@@ -391,6 +436,21 @@ def _commit_added_trace(held: tuple, concrete_function) -> None:
     except Exception as error:  # the explanation must never break the call
         watch.commit_unexplained(trace, error)
     _enforce_guards(watch, trace.reason)  # may raise, by the user's choice
+
+
+def _with_uses(description: TraceDescription, source_function) -> TraceDescription:
+    """``description`` with each Python-value argument marked with how the function's
+    source uses it, which the advice for a changed value depends on."""
+    if source_function is None:
+        return description
+    tensors = frozenset(
+        name for name, node in description.call.items() if not isinstance(node, PythonValue)
+    )
+    for name, node in description.call.items():
+        if isinstance(node, PythonValue) and name.isidentifier():
+            found = argument_use.uses(source_function, name, tensors)
+            description.call[name] = dataclasses.replace(node, used_for=tuple(sorted(found)))
+    return description
 
 
 def _traced_arguments_text(concrete_function) -> str:
@@ -752,6 +812,7 @@ def _watch_of(function: PolymorphicFunction, per_call: bool = False) -> _Watch:
         per_call=per_call,
     )
     _note_instance(function, watch)
+    watch.source_function = innermost(python_function)
     return watch
 
 
@@ -784,6 +845,7 @@ def _watched_restored_copy(parts: dict) -> WatchedFunction:
     # Its code is shared by every loaded function, so each gets its own key: loading
     # two models is not the same function made twice.
     watch = _Watch(parts["saved_name"] or display_name(body), RESTORED, object())
+    watch.saved_arguments = _internals.saved_arguments(parts["concrete_functions"])
     watched = _WatchedRestoredFunction(
         _trace_hook(body, watch),
         parts["name"],
@@ -1001,7 +1063,13 @@ def report_data(watches: list) -> dict:
             for s in summarise(watches)
         ],
         "unwatched": [
-            {**dataclasses.asdict(unwatched), "advice": unwatched.advice()}
+            {
+                key: printable(value) if isinstance(value, str) else value
+                for key, value in {
+                    **dataclasses.asdict(unwatched),
+                    "advice": unwatched.advice(),
+                }.items()
+            }
             for unwatched in getattr(watches, "unwatched", {}).values()
         ],
     }
@@ -1025,7 +1093,7 @@ def report(watches: list) -> str:
     if unwatched:
         lines += ["", "TensorFlow warned about functions the explainer did not watch:"]
         lines += [f"  {item.advice()}" for item in unwatched]
-    return "\n".join(lines).lstrip("\n")
+    return printable("\n".join(lines).lstrip("\n"))
 
 
 def _summary_table(rows: list[FunctionSummary]) -> list[str]:

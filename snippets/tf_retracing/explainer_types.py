@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from tf_retracing._site import SITE_URL
 
@@ -195,6 +196,10 @@ class RetraceReason:
     subkind: str | None = None  # what exactly changed within the kind ("value", "rank"...)
 
     def __post_init__(self):
+        for name in ("function", "argument", "before", "after", "message"):
+            value = getattr(self, name)
+            if isinstance(value, str) and _UNPRINTABLE.search(value):
+                object.__setattr__(self, name, printable(value))
         link = f"[{self.cause}] {self.url}"
         if not self.message.endswith(link):  # dataclasses.replace runs this again
             object.__setattr__(self, "message", f"{self.message} {link}")
@@ -233,6 +238,20 @@ def unknown_reason(
         message=message,
         subkind=subkind,
     )
+
+
+# Characters that must not reach a terminal, a log or a page as themselves: control codes
+# (a terminal runs escape sequences), bidirectional overrides and isolates (they reverse the
+# text after them) and lone surrogates (they cannot be encoded, so a page would be lost).
+_UNPRINTABLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` with each unsafe character written as its escape (``\\x1b``, ``\\u202e``),
+    newlines and tabs kept."""
+    return _UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode(), text)
 
 
 class RetracingBudgetExceeded(AssertionError):

@@ -8,7 +8,16 @@ inline, there is no script), and the layout reflows to a phone's width.
 
 from __future__ import annotations
 
-from html import escape
+import html
+
+from tf_retracing.explainer_types import printable
+
+
+def escape(text: str) -> str:
+    """HTML-escaped, and unsafe characters (control codes, bidirectional overrides, lone
+    surrogates) written as their escapes, so that none reorders or loses the page."""
+    return html.escape(printable(text))
+
 
 STYLE = """
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem;

@@ -20,7 +20,7 @@ budget with the explainer's reason for every retrace.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -49,25 +49,46 @@ def _budget(marker) -> int:
     return budget
 
 
-@contextlib.contextmanager
-def _watching(budget: int, where: str) -> Iterator[None]:
-    from tf_retracing import RetracingBudgetExceeded, watch_every_tf_function
-    from tf_retracing.explainer import summarise
+class _Watching:
+    """Watches every tf.function made inside the block; at its end, fails with the reasons
+    of each function over the budget. A class, not a generator, so that a failure shows
+    the reader's test and the reasons, none of this plugin's frames (__tracebackhide__)."""
 
-    with watch_every_tf_function() as watches:
-        yield
-    over = []
-    for summary in summarise(watches):
-        counted = [reason for reason in summary.reasons if _counts(reason, watches)]
-        if len(counted) > budget:
-            lines = [
-                f"`{summary.function}` ({summary.defined_at}) traced again {len(counted)} "
-                f"time{'' if len(counted) == 1 else 's'}; the budget is {budget}:"
-            ]
-            lines.extend(f"  - {reason.message}" for reason in counted)
-            over.append("\n".join(lines))
-    if over:
-        raise RetracingBudgetExceeded(f"{where}:\n" + "\n".join(over))
+    def __init__(self, budget: int, where: str):
+        self.budget, self.where = budget, where
+        self._block = None
+        self._watches: list = []
+
+    def __enter__(self) -> None:
+        from tf_retracing import watch_every_tf_function
+
+        self._block = watch_every_tf_function()
+        self._watches = self._block.__enter__()
+
+    def __exit__(self, *exc_info) -> bool:
+        __tracebackhide__ = True
+        self._block.__exit__(*exc_info)
+        if exc_info[0] is None:
+            self._check()
+        return False
+
+    def _check(self) -> None:
+        __tracebackhide__ = True
+        from tf_retracing import RetracingBudgetExceeded
+        from tf_retracing.explainer import summarise
+
+        over = []
+        for summary in summarise(self._watches):
+            counted = [r for r in summary.reasons if _counts(r, self._watches)]
+            if len(counted) > self.budget:
+                lines = [
+                    f"`{summary.function}` ({summary.defined_at}) traced again {len(counted)} "
+                    f"time{'' if len(counted) == 1 else 's'}; the budget is {self.budget}:"
+                ]
+                lines.extend(f"  - {reason.message}" for reason in counted)
+                over.append("\n".join(lines))
+        if over:
+            raise RetracingBudgetExceeded(f"{self.where}:\n" + "\n".join(over))
 
 
 def _counts(reason, watches: list) -> bool:
@@ -85,10 +106,11 @@ def _counts(reason, watches: list) -> bool:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
+    __tracebackhide__ = True
     marker = item.get_closest_marker(MARKER)
     if marker is None:
         return (yield)
-    with _watching(_budget(marker), f"@pytest.mark.{MARKER}({_budget(marker)})"):
+    with _Watching(_budget(marker), f"@pytest.mark.{MARKER}({_budget(marker)})"):
         return (yield)
 
 
@@ -102,6 +124,6 @@ def retrace_budget() -> Callable[[int], contextlib.AbstractContextManager]:
             raise TypeError(f"retrace_budget(): max_retraces must be an int, got {max_retraces!r}")
         if max_retraces < 0:
             raise ValueError(f"retrace_budget(): max_retraces must be >= 0, got {max_retraces}")
-        return _watching(max_retraces, f"retrace_budget({max_retraces})")
+        return _Watching(max_retraces, f"retrace_budget({max_retraces})")
 
     return budget

@@ -48,10 +48,14 @@ class PythonValue:
     ``used_as``: for a number, the dtypes of the constants with its value in the traced
     graph, i.e. what the function turned it into (int64 for a tf.summary step, float32
     when multiplied with a float32 tensor); empty when the graph does not show it.
+    ``used_for``: what the function's source does with it (see ``argument_use``).
     """
 
     value: object
     used_as: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+    # How the function's source uses the argument (argument_use: "chooses", "branches",
+    # "step", "feeds"); empty when the source could not be read or it is not an argument.
+    used_for: tuple[str, ...] = dataclasses.field(default=(), compare=False)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

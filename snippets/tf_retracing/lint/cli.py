@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from tf_retracing.lint.config import ConfigError, load_config
@@ -74,8 +75,24 @@ def main(argv: list[str] | None = None, prog: str = "tf-retracing lint") -> int:
         extra = _codes(parser, "--ignore", args.ignore)
         config = config.__class__(**{**config.__dict__, "ignore": config.ignore | extra})
     result = lint_paths(args.paths, config)
-    _report(result, args.format, config.site_url, prog)
+    try:
+        _report(result, args.format, config.site_url, prog)
+        sys.stdout.flush()  # a write error shows now, not as a traceback at exit
+    except BrokenPipeError:  # `... | head` closed the pipe: what was wanted was read
+        _silence_stdout()
+    except OSError as error:
+        _silence_stdout()
+        print(f"{prog}: error: cannot write the report: {error.strerror or error}", file=sys.stderr)
+        return 2
     return result.exit_status
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's own flush at
+    exit does not fail again on the closed pipe or full disk."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
 
 
 def _report(result: LintResult, output_format: str, site_url: str, prog: str) -> None:

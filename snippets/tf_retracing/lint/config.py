@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -150,7 +151,14 @@ def load_config(explicit: str | None = None, start: Path | None = None) -> Confi
 
 def _section(document: dict, source: str) -> object | None:
     """``[tool.tf-retracing.lint]``, or None when absent; a ConfigError naming the key when
-    ``tool`` or ``tool.tf-retracing`` is not a table."""
+    ``tool`` or ``tool.tf-retracing`` is not a table. A section spelt nearly so is named
+    in a warning on standard error: it would otherwise be ignored without a word."""
+    for near in _near_misses(document):
+        print(
+            f"tf-retracing lint: warning: {source}: [{near}] is not read; the linter reads "
+            f"[{SECTION}]",
+            file=sys.stderr,
+        )
     table: object = document
     where = []
     for key in ("tool", "tf-retracing", "lint"):
@@ -161,6 +169,32 @@ def _section(document: dict, source: str) -> object | None:
         if key != "lint" and not isinstance(table, dict):
             raise ConfigError(f"{source}: [{'.'.join(where)}] must be a table")
     return table
+
+
+def _near_misses(document: dict) -> list[str]:
+    """Sections spelt like ours but not ours: ``tool.tf_retracing.lint``,
+    ``tool.tf-retracing.linter``, ``tool.tfretracing``..."""
+    tool = document.get("tool")
+    if not isinstance(tool, dict):
+        return []
+    found = []
+    for name, table in tool.items():
+        if name != "tf-retracing" and _squashed(name) in ("tfretracing", "tfretracinglint"):
+            found.append(
+                f"tool.{name}" + (".lint" if isinstance(table, dict) and "lint" in table else "")
+            )
+    ours = tool.get("tf-retracing")
+    if isinstance(ours, dict):
+        found += [
+            f"tool.tf-retracing.{k}"
+            for k in ours
+            if k != "lint" and _squashed(k).startswith("lint")
+        ]
+    return found
+
+
+def _squashed(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
 
 
 def _shown(path: Path) -> str:

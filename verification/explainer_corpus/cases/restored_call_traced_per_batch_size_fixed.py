@@ -5,7 +5,7 @@ import tempfile
 
 import tensorflow as tf
 
-ADVICE = "the spec tf.TensorSpec(shape=[None, 3], dtype=tf.float32) in input_signature"
+ADVICE = "tf.TensorSpec(shape=[None, 3], dtype=tf.float32) for `x` in its input_signature"
 export_dir = tempfile.mkdtemp()
 
 
