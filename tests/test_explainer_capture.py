@@ -153,7 +153,8 @@ def test_a_plain_function_calling_a_closure_tf_function_is_watched_where_it_call
     assert again(tf.constant(1)).numpy() == 4
 
 
-def test_a_keras_predict_function_is_watched_in_place():
+def test_a_keras_predict_function_is_watched_in_place(monkeypatch):
+    monkeypatch.setattr(rx, "_CODE_STATS", {})  # as in a new process: no earlier model
     model = small_model()
     model.predict(np.zeros((8, 4)), verbose=0)
     with pytest.warns(WatchedCopyWarning, match="has traced already"):  # a copy, said so
