@@ -18,7 +18,18 @@ from verification.harness.codeblocks import ROOT
 # Per scenario, per variant: the traces of one quick run (the same on every run: the
 # streams are fixed, and traces do not depend on timing).
 TRACES = {
-    # filled from a quick run of each scenario; a scenario missing here fails below
+    "batch_size_stream": {"no_signature": 46, "input_signature": 1, "reduce_retracing": 2},
+    "changing_dtypes": {"as_given": 5, "cast_first": 1},
+    "explainer_at_scale": {"unwatched": 30, "watched": 30},
+    "explainer_overhead": {"unwatched": 12, "watched": 12},
+    "function_in_loop": {"function_per_call": 8, "model_per_call": 8, "created_once": 1},
+    "loop_count": {"python_int": 20, "tensor": 1},
+    "predict_loop": {"predict": 1, "predict_on_batch": 1, "tf_function": 1},
+    "sequence_lengths": {"no_signature": 62, "reduce_retracing": 2, "buckets": 4},
+    "serving_architectures": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
+    "serving_without_onednn": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
+    "trace_memory": {"per_shape": 30, "signature": 1},
+    "weight_cache": {"dedicated": 10, "weight_swap": 1, "shared_graph": 1},
 }
 
 

@@ -22,4 +22,4 @@ model.compile(optimizer=keras.optimizers.Adam(), loss=keras.losses.MeanSquaredEr
 model.make_train_function()
 model.train_function = watch(model.train_function)  # what a reader wraps
 for i in range(1, 8):
-    model.train_on_batch(np.ones([1, i]), np.ones([1]) * i)
+    model.train_on_batch(np.ones([1, i]), np.ones([1]) * i)  # hazard: TFL011
