@@ -61,7 +61,6 @@ class WeightSwapCache:
 # --8<-- [end:swap]
 
 
-# --8<-- [start:race]
 def count_wrong_outputs(predictor, models, x, threads=8, calls_per_thread=500) -> int:
     """Call ``predictor.predict`` from several threads at once and count wrong results.
 
@@ -92,42 +91,34 @@ def count_wrong_outputs(predictor, models, x, threads=8, calls_per_thread=500) -
     return sum(wrong)
 
 
-# --8<-- [end:race]
 
 
 # --8<-- [start:overlap]
 def overlapping_requests(cache: WeightSwapCache, first, second, x) -> np.ndarray:
-    """Two requests overlapping as two threads can, forced to happen rather than hoped for:
-    request A swaps ``first``'s weights in and is held just before it predicts; request B
-    swaps ``second``'s weights in; then A predicts. Returns what A's request got."""
-    cache.predict(first, x)  # builds the shared reference model and its tf.function
-    (key,) = cache.functions
-    traced = cache.functions[key]
-    a_swapped_in, b_swapped_in, a_done = (threading.Event() for _ in range(3))
+    """A (``first``) swaps its weights in and waits; B (``second``) swaps its own in; A
+    predicts, then B. Returns A's answer: an overlap of two threads, forced."""
+    cache.predict(first, x)  # builds the reference model and its tf.function
+    ((key, traced),) = cache.functions.items()
+    a_waits, b_swapped, a_done = threading.Event(), threading.Event(), threading.Event()
 
-    def held(inputs):  # stands in for the traced function, to order the two calls
-        if not a_swapped_in.is_set():  # request A: wait until B's weights are in
-            a_swapped_in.set()
-            b_swapped_in.wait(timeout=60)
+    def in_order(inputs):  # stands in for the traced function
+        if not a_waits.is_set():  # request A
+            a_waits.set()
+            b_swapped.wait(timeout=60)
             result = traced(inputs)
             a_done.set()
             return result
-        b_swapped_in.set()  # request B: its weights are in; let A predict first
+        b_swapped.set()  # request B, its weights in: A predicts first
         a_done.wait(timeout=60)
         return traced(inputs)
 
-    cache.functions[key] = held
-    got = {}
+    cache.functions[key], got = in_order, {}
     request_a = threading.Thread(target=lambda: got.update(a=cache.predict(first, x).numpy()))
     request_a.start()
-    a_swapped_in.wait(timeout=60)
-    request_b = threading.Thread(target=lambda: got.update(b=cache.predict(second, x).numpy()))
-    request_b.start()
+    a_waits.wait(timeout=60)
+    cache.predict(second, x)  # request B, in this thread
     request_a.join(timeout=60)
-    request_b.join(timeout=60)
     cache.functions[key] = traced
-    if "a" not in got:
-        raise RuntimeError("overlapping_requests: request A did not finish")
     return got["a"]
 
 

@@ -203,7 +203,9 @@ def test_a_loaded_function_is_told_to_fix_it_at_export_and_both_fixes_end_the_re
             loaded.project(tf.ones([batch, 3]))
     (reason,) = loaded.project.retrace_reasons
     assert (reason.argument, reason.kind) == ("x", "shape")
-    assert "in the program that exports it" in reason.message
+    # The saved graph already accepts any batch: the fix is the export's input_signature.
+    assert "saved graph already accepts that shape" in reason.message
+    assert "in its input_signature before tf.saved_model.save" in reason.message
     # At export, literally: the spec the advice names as the tf.function's input_signature.
     spec = eval(advice(TENSOR_SPEC, reason.message), {"tf": tf})
     fixed = tf.saved_model.load(export(Projector([spec]), tmp_path / "fixed", batch_free))

@@ -196,9 +196,11 @@ class RetraceReason:
     subkind: str | None = None  # what exactly changed within the kind ("value", "rank"...)
 
     def __post_init__(self):
+        from tf_retracing.explainer_types import printable  # escapes what would reach a terminal
+
         for name in ("function", "argument", "before", "after", "message"):
             value = getattr(self, name)
-            if isinstance(value, str) and _UNPRINTABLE.search(value):
+            if isinstance(value, str):
                 object.__setattr__(self, name, printable(value))
         link = f"[{self.cause}] {self.url}"
         if not self.message.endswith(link):  # dataclasses.replace runs this again

@@ -4,7 +4,7 @@ import tempfile
 
 import tensorflow as tf
 
-ADVICE = "dtype=tf.int64), the dtype the function uses it as"
+ADVICE = "dtype=tf.int64), the dtype a step has"
 
 generator = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(16)])
 optimizer = tf.keras.optimizers.Adam(1e-4)

@@ -4,7 +4,7 @@ import tempfile
 
 import tensorflow as tf
 
-ADVICE = "dtype=tf.int64), the dtype the function uses it as"
+ADVICE = "dtype=tf.int64), the dtype a step has"
 
 writer = tf.summary.create_file_writer(tempfile.mkdtemp())
 
