@@ -91,8 +91,6 @@ def count_wrong_outputs(predictor, models, x, threads=8, calls_per_thread=500) -
     return sum(wrong)
 
 
-
-
 # --8<-- [start:overlap]
 def overlapping_requests(cache: WeightSwapCache, first, second, x) -> np.ndarray:
     """A (``first``) swaps its weights in and waits; B (``second``) swaps its own in; A
