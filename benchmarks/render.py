@@ -298,7 +298,7 @@ def explainer_at_scale_extra(result: Mapping[str, Any]) -> str:
         "`python -m tf_retracing.explain program.py` (a fresh interpreter each, the fastest "
         "of the runs; seconds include starting Python and importing TensorFlow):\n",
         "| Retraces | Runs | Plain (s) | Under the explainer (s) | Extra time | "
-        "Extra per retrace (ms) | TensorFlow per retrace (ms) |",
+        "Extra per retrace (ms) | Plain run per retrace (ms) |",
         "|--:|--:|--:|--:|--:|--:|--:|",
     ]
     lines += [
