@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.architectures import ARCHITECTURES
+from benchmarks.code_hash import freshness
 from verification.serving_corpus.results import read_results
 from verification.serving_corpus.runner import run_architecture
 
@@ -20,6 +21,8 @@ def test_the_page_renders_a_passing_run_of_this_corpus():
     assert recorded == list(BY_ID), "run python -m verification.serving_corpus run"
     assert len(recorded) >= MINIMUM_ARCHITECTURES
     assert "uncommitted" not in results["provenance"]["commit"]
+    # ... of the code as it is now (the predictor and the corpus), by its hash
+    assert freshness(results["provenance"]) is None, freshness(results["provenance"])
     failed = [row["id"] for row in results["architectures"] if not row["passed"]]
     assert not failed
     routes = {row["route"] for row in results["architectures"]}
