@@ -175,6 +175,7 @@ def measure(scenario: Scenario, quick: bool, device: str, progress: Progress) ->
                 done += 1
                 progress(done, total)
         extra = setup.extra() if setup.extra else None
+    measured = measured_code(scenario)
     return {
         "title": scenario.title,
         "question": scenario.question,
@@ -188,8 +189,8 @@ def measure(scenario: Scenario, quick: bool, device: str, progress: Progress) ->
         "seconds": time.perf_counter() - started,
         "extra": extra,
         # The code this result measured, so that a page can say when it has changed since.
-        "measured": list(measured_code(scenario)),
-        "code_hash": code_hash(measured_code(scenario)),
+        "measured": list(measured),
+        "code_hash": code_hash(measured),
     }
 
 

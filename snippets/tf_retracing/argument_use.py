@@ -30,14 +30,23 @@ def uses(
     """The kinds of use of ``argument`` (a parameter name) in ``python_function``'s body.
     A subscript of another argument that is a tensor (named in ``tensor_arguments``) is
     tensor indexing, which a tensor index can do: it counts as FEEDS."""
-    tree = _function_tree(python_function)
+    target = getattr(python_function, "__func__", python_function)
+    code = getattr(target, "__code__", None)
+    return frozenset() if code is None else _uses_in(code, argument, tensor_arguments)
+
+
+@functools.lru_cache(maxsize=1024)
+def _uses_in(code, argument: str, tensor_arguments: frozenset[str]) -> frozenset:
+    """``uses`` for a code object, read once: a function retracing 10,000 times is read
+    once, not at every trace."""
+    tree = _parsed(code)
     if tree is None:
         return frozenset()
-    found = set()
-    for node, parents in _walk(tree):
-        if isinstance(node, ast.Name) and node.id == argument and isinstance(node.ctx, ast.Load):
-            found.add(_kind_of_use(node, parents, tensor_arguments))
-    return frozenset(found)
+    return frozenset(
+        _kind_of_use(node, parents, tensor_arguments)
+        for node, parents in _walk(tree)
+        if isinstance(node, ast.Name) and node.id == argument and isinstance(node.ctx, ast.Load)
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -59,11 +68,6 @@ def _parsed(code) -> ast.AST | None:
             if start + first - 1 == code.co_firstlineno:
                 return node
     return None
-
-
-def _function_tree(python_function) -> ast.AST | None:
-    code = getattr(getattr(python_function, "__func__", python_function), "__code__", None)
-    return _parsed(code) if code is not None else None
 
 
 def _walk(tree: ast.AST, parents: tuple = ()):

@@ -109,6 +109,7 @@ class _Trace:
     tracing: dict | None  # TensorFlow's trace types and context (see _internals)
     instance: weakref.ref | None  # `self`, for a method traced for one instance
     description: TraceDescription | None = None
+    key: tuple | None = None  # description_key(description): None if it has none
     reason: RetraceReason | None = None
     started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
     ms: float | None = None  # what the trace took, set when it is recorded
@@ -219,6 +220,7 @@ class _Watch:
             _internals.describe_trace(trace.tracing, trace.instance, concrete_function),
             self.source_function,
         )
+        trace.key = description_key(trace.description)
         trace.tracing = None  # TensorFlow's types are not needed any more
         number = len(self.traces) + 1
         if self.traces:
@@ -252,11 +254,10 @@ class _Watch:
         self.traces.append(trace)
         if trace.description is not None:
             self.history.append(trace.description)
-            key = description_key(trace.description)
-            if key is None:
+            if trace.key is None:
                 self._unhashable.append(trace.description)
             else:
-                self._described.add(key)
+                self._described.add(trace.key)
         if not self.counted_as_traced:
             self.counted_as_traced = True
             self.stats.traced += 1
@@ -284,7 +285,7 @@ class _Watch:
             self.history,
             trace.description,
             compare=_changes,
-            seen_before=self._seen_before(trace.description),
+            seen_before=self._seen_before(trace),
         )
         if self.where == RESTORED and reason.kind in _EXPORT_TIME_KINDS:
             return self._restored_advice(reason, trace.description)
@@ -324,12 +325,12 @@ class _Watch:
                     return _saved_graph_accepts(reason, self.name, name, saved[name])
         return _with_note(reason, _EXPORT_TIME_NOTE)
 
-    def _seen_before(self, description: TraceDescription) -> bool | None:
-        """Whether an earlier trace equals ``description``; None: look in the history."""
-        key = description_key(description)
-        if key is None:
+    def _seen_before(self, trace: _Trace) -> bool | None:
+        """Whether an earlier trace equals this one's description; None: look in the
+        history (the description has no key)."""
+        if trace.key is None:
             return None
-        return key in self._described or description in self._unhashable
+        return trace.key in self._described or trace.description in self._unhashable
 
     def _new_function_message(self, created: int) -> str:
         message = (
@@ -693,15 +694,17 @@ def _watch_what_it_calls(fn) -> WatchedCaller | None:
     cells = _tf_function_cells(fn)
     if not cells:
         return None
-    watched: dict = {}  # id of the tf.function found -> it, watched (one copy for two cells)
+    watched: list = []
+    by_id: dict = {}  # id of a tf.function found, or of its watched copy -> the watched one
     for cell in cells:
         found = cell.cell_contents
-        function = watched.get(id(found))
-        if function is None:
+        function = by_id.get(id(found))
+        if function is None:  # one copy for two cells holding one tf.function
             function = found if getattr(found, "_watch", None) else _watched(found)
-            watched[id(found)] = watched[id(function)] = function
+            by_id[id(found)] = by_id[id(function)] = function
+            watched.append(function)
         cell.cell_contents = function  # the same object when watched in place
-    return WatchedCaller(fn, list({id(f): f for f in watched.values()}.values()))
+    return WatchedCaller(fn, watched)
 
 
 _CLOSURE_DEPTH = 4  # Keras 3 keeps its step function three closures down
