@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from verification.claims.markers import strip_markers
 from verification.harness.codeblocks import DocBlock, expand_includes, extract_python_blocks
 
 NOTEBOOKS_BRANCH = "notebooks"
@@ -138,6 +139,8 @@ def _notebook_markdown(text: str, page_uri: str, site_url: str) -> str:
     quotes, attribute lists and the site's build markers left out."""
 
     page_url = _absolute("#", page_uri, site_url).rstrip("#")
+    # A claim's evidence is an output the notebook prints itself when run.
+    text = strip_markers(text, page_uri)
 
     def comment(match: re.Match) -> str:
         if _BUILD_MARKER.match(match.group(1)) and not match.group(1).strip().startswith("fmt"):

@@ -1,0 +1,204 @@
+"""Claim markers: parsed, resolved to evidence that exists (or the build stops), rendered
+as links with a list of the page's claims, and counted per page for the index."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from verification.claims.coverage import sentences
+from verification.claims.evidence import OutputLine, ResultFigure, Source, resolve
+from verification.claims.index import guide_pages, page_counts, replace_index_marker
+from verification.claims.markers import ClaimError, find_markers, strip_markers
+from verification.claims.render import anchor_output_lines, page_claims, render_markers
+from verification.harness.codeblocks import ROOT
+
+DOCS = ROOT / "docs"
+REPO = "https://github.com/example/repo"
+
+PAGE = textwrap.dedent(
+    """\
+    # A page
+
+    A new shape is a new trace, every time.[[proof: "shapes: 2"]] It stays cached.
+
+    ```python
+    print("shapes: 2")
+    print("dtypes: 3")
+    ```
+
+    <!--pytest-codeblocks:expected-output-->
+
+    ```text
+    shapes: 2
+    dtypes: 3
+    ```
+
+    Run it twice.[[no-claim: instruction]] Three dtypes give 3 traces.
+    """
+)
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "guide" / "page.md").write_text(PAGE, encoding="utf-8")
+    return tmp_path
+
+
+def test_markers_are_read_with_each_piece_of_evidence():
+    text = (
+        'A.[[proof: "x; y"; ../other.md "z"]] B.[[proof: results benchmarks/r.json a/0/b; '
+        "source https://example.com/c]] C.[[no-claim: site]]"
+    )
+    markers = find_markers(text, "p.md")
+    assert [m.kind for m in markers] == ["proof", "proof", "no-claim"]
+    first, second, third = markers
+    assert [(r.kind, r.page, r.text) for r in first.refs] == [
+        ("output", "", "x; y"),
+        ("output", "../other.md", "z"),
+    ]
+    assert [(r.kind, r.file, r.text) for r in second.refs] == [
+        ("results", "benchmarks/r.json", "a/0/b"),
+        ("source", "", "https://example.com/c"),
+    ]
+    assert third.no_claim_kind == "site"
+    assert strip_markers(text, "p.md") == "A. B. C."
+
+
+def test_markers_in_code_are_not_markers():
+    text = "Prose.\n\n```python\nx = '[[proof: \"a\"]]'\n```\n"
+    assert find_markers(text, "p.md") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('A.[[proof: "a"', "line 1: a claim marker is not closed"),
+        ("A.[[no-claim: maybe]]", "the kind must be one of"),
+        ("A.[[proof: plain words]]", "is not"),
+        ("A.[[proof: source ftp://x]]", "a source is an http"),
+        ('A.[[proof: "a";]]', "empty piece of evidence"),
+    ],
+)
+def test_a_malformed_marker_is_an_error_naming_the_page(text, message):
+    with pytest.raises(ClaimError, match=message) as error:
+        find_markers(text, "guide/p.md")
+    assert "guide/p.md" in str(error.value)
+
+
+def test_an_output_line_is_found_by_its_text(docs):
+    (marker,) = [m for m in find_markers(PAGE, "guide/page.md") if m.kind == "proof"]
+    evidence = resolve(marker.refs[0], "guide/page.md", docs, "here")
+    assert evidence == OutputLine("guide/page.md", 1, 1, "shapes: 2")
+    assert evidence.anchor == "output-1-1"
+
+
+@pytest.mark.parametrize(
+    ("fragment", "found"), [("nowhere", "no line"), (": ", "block 1 line 1, block 1 line 2")]
+)
+def test_output_text_must_be_in_exactly_one_shown_line(docs, fragment, found):
+    page = PAGE.replace('"shapes: 2"', f'"{fragment}"')
+    (docs / "guide" / "page.md").write_text(page, encoding="utf-8")
+    with pytest.raises(ClaimError, match=f"it is in {found}"):
+        page_claims(page, "guide/page.md", docs)
+
+
+def test_a_block_that_is_not_run_is_no_evidence(docs):
+    page = PAGE.replace("```python", '```python title="Not run: needs a GPU"')
+    (docs / "guide" / "page.md").write_text(page, encoding="utf-8")
+    with pytest.raises(ClaimError, match="no line"):
+        page_claims(page, "guide/page.md", docs)
+
+
+def test_evidence_on_another_page_is_looked_up_there(docs):
+    other = 'Also two.[[proof: page.md "dtypes: 3"]]\n'
+    (docs / "guide" / "other.md").write_text(other, encoding="utf-8")
+    ((_, claim),) = page_claims(other, "guide/other.md", docs)
+    assert claim.evidence == (OutputLine("guide/page.md", 1, 2, "dtypes: 3"),)
+    with pytest.raises(ClaimError, match=r"gone\.md, which does not exist"):
+        page_claims(other.replace("page.md", "gone.md"), "guide/other.md", docs)
+
+
+def test_a_results_figure_must_exist_and_be_a_figure(docs):
+    results = ROOT / "benchmarks" / "results" / "cpu.json"
+    document = json.loads(results.read_text(encoding="utf-8"))
+    key = next(k for k, v in document.items() if isinstance(v, (str, int, float)))
+    ok = f"It is so.[[proof: results benchmarks/results/cpu.json {key}]]\n"
+    ((_, claim),) = page_claims(ok, "guide/x.md", docs)
+    assert claim.evidence == (ResultFigure("benchmarks/results/cpu.json", key, document[key]),)
+    with pytest.raises(ClaimError, match="there is no 'no_such_key'"):
+        page_claims(ok.replace(key, "no_such_key"), "guide/x.md", docs)
+    dictionary = next(k for k, v in document.items() if isinstance(v, dict))
+    with pytest.raises(ClaimError, match="is not a figure"):
+        page_claims(ok.replace(key, dictionary), "guide/x.md", docs)
+
+
+def test_a_source_is_kept_as_cited(docs):
+    page = "It was added in 2019.[[proof: source https://github.com/o/r/commit/abc]]\n"
+    ((_, claim),) = page_claims(page, "guide/x.md", docs)
+    assert claim.evidence == (Source("https://github.com/o/r/commit/abc"),)
+
+
+def test_markers_become_links_and_the_page_lists_its_claims(docs):
+    out = render_markers(PAGE, "guide/page.md", docs, REPO, None)
+    assert "[[" not in out
+    assert (
+        '<sup class="claim-ref" id="claim-1"><a href="#output-1-1" '
+        'title="Output of block 1, line 1: shapes: 2">1</a></sup>'
+    ) in out
+    assert "Run it twice. Three dtypes" in out  # the set-aside marker leaves nothing
+    listing = out[out.index("??? abstract") :]
+    assert "1. [A new shape is a new trace, every time.](#claim-1)" in listing
+    assert "[output of block 1, line 1](#output-1-1): `shapes: 2`" in listing
+
+
+def test_a_marker_outside_a_sentence_of_prose_stops_the_build(docs):
+    page = PAGE + '\n| a | b |\n|---|---|\n| x.[[proof: "shapes: 2"]] | y |\n'
+    with pytest.raises(ClaimError, match="must end a sentence of prose"):
+        render_markers(page, "guide/page.md", docs, REPO, None)
+
+
+def test_output_lines_get_ids_in_the_rendered_page(docs):
+    html = (
+        "<p>x</p><!--pytest-codeblocks:expected-output-->\n<div><pre><code>"
+        '<span id="__span-1-1">shapes: 2\n</span><span id="__span-1-2">dtypes: 3\n</span>'
+        "</code></pre></div>"
+    )
+    out, ids = anchor_output_lines(html, docs / "guide" / "page.md", "guide/page.md")
+    assert ids == {"output-1-1", "output-1-2"}
+    assert '<span id="__span-1-2"><a class="output-line" id="output-1-2"></a>dtypes' in out
+    with pytest.raises(ClaimError, match="1 executed blocks show an output but"):
+        anchor_output_lines("<p>no output</p>", docs / "guide" / "page.md", "guide/page.md")
+
+
+def test_sentences_are_flagged_by_universal_words_numbers_and_versions():
+    text = (
+        "A tensor is keyed on its shape. It never retraces. It retraced 3 times. "
+        "Since TensorFlow 2.14 it holds. The `x[0]` form is fine.\n"
+    )
+    flagged = [s.must_have_evidence for s in sentences(text, "p.md")]
+    assert flagged == [False, True, True, True, False]
+
+
+def test_counts_add_up_on_every_guide_page():
+    for page in guide_pages(DOCS):
+        counts = page_counts(DOCS, page)
+        parts = counts["flagged_proof"] + counts["flagged_no_claim"] + counts["flagged_missing"]
+        assert parts == counts["flagged"] <= counts["sentences"], page
+
+
+def test_every_marker_of_the_guide_resolves():
+    for page in guide_pages(DOCS):
+        markdown = (DOCS / page).read_text(encoding="utf-8")
+        rendered = render_markers(markdown, page, DOCS, REPO, None)
+        assert "[[proof:" not in rendered and "[[no-claim:" not in rendered, page
+
+
+def test_the_index_renders_the_table_and_the_set_aside_sentences():
+    out = replace_index_marker("<!-- claims:coverage -->\n\n<!-- claims:set-aside -->", DOCS)
+    assert "| **All guide pages** |" in out
+    assert "Flagged before: counted at commit" in out

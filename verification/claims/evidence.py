@@ -1,0 +1,132 @@
+"""Evidence a claim marker names, resolved: the output line, results figure or source.
+
+An output line is looked up in the output the page shows under its executed blocks. The
+block tests (``tests/test_docs_blocks.py``) fail unless that shown output is what the
+block printed on the pinned release, so a line found here is a line TensorFlow printed.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from verification.claims.markers import ClaimError, EvidenceRef
+from verification.harness.codeblocks import DocBlock, HarnessError, page_blocks
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class OutputLine:
+    page: str  # from docs/, e.g. guide/causes.md
+    block: int  # 1-based among the page's Python blocks
+    line: int  # 1-based within the block's shown output
+    text: str
+
+    @property
+    def anchor(self) -> str:
+        return output_anchor(self.block, self.line)
+
+
+@dataclass(frozen=True)
+class ResultFigure:
+    file: str
+    key: str
+    value: object
+
+
+@dataclass(frozen=True)
+class Source:
+    address: str
+
+
+Evidence = OutputLine | ResultFigure | Source
+
+
+def output_anchor(block: int, line: int) -> str:
+    """The HTML id the build gives a line of a block's shown output."""
+    return f"output-{block}-{line}"
+
+
+def resolve(ref: EvidenceRef, page: str, docs_dir: Path, where: str) -> Evidence:
+    """``ref``, written on ``page`` (a path from ``docs_dir``), as the evidence it names."""
+    if ref.kind == "source":
+        return Source(ref.text)
+    if ref.kind == "results":
+        return ResultFigure(ref.file, ref.text, results_value(ref.file, ref.text, where))
+    target = (
+        posixpath.normpath(posixpath.join(posixpath.dirname(page), ref.page)) if ref.page else page
+    )
+    return output_line(target, docs_dir, ref.text, where)
+
+
+def output_line(page: str, docs_dir: Path, text: str, where: str) -> OutputLine:
+    """The one line of ``page``'s shown output that contains ``text``."""
+    path = docs_dir / page
+    if not path.is_file():
+        raise ClaimError(f'{where}: [[proof: ... "{text}"]] names {page}, which does not exist')
+    found = [
+        OutputLine(page, block, number, line)
+        for block, lines in shown_outputs(path)
+        for number, line in enumerate(lines, 1)
+        if text in line
+    ]
+    if len(found) != 1:
+        places = ", ".join(f"block {o.block} line {o.line}" for o in found) or "no line"
+        raise ClaimError(
+            f'{where}: evidence "{text}" must be in exactly one line of the output shown '
+            f"under {page}'s executed blocks; it is in {places}"
+        )
+    return found[0]
+
+
+def shown_outputs(path: Path) -> list[tuple[int, list[str]]]:
+    """(block number, lines of its shown output) of each executed block with an output."""
+    return [
+        (b.index, b.expected_output.splitlines())
+        for b in executed_blocks(path)
+        if b.expected_output
+    ]
+
+
+def executed_blocks(path: Path) -> tuple[DocBlock, ...]:
+    """The page's executed Python blocks."""
+    return tuple(b for b in all_blocks(path) if b.not_run_reason is None)
+
+
+def all_blocks(path: Path) -> tuple[DocBlock, ...]:
+    """The page's Python blocks (read again when the file changes, for ``mkdocs serve``)."""
+    return _blocks(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _blocks(path: Path, _modified: int) -> tuple[DocBlock, ...]:
+    try:
+        return tuple(page_blocks(path))
+    except HarnessError as error:
+        raise ClaimError(str(error)) from error
+
+
+def results_value(file: str, key: str, where: str) -> object:
+    """The figure at ``key`` (keys and list positions joined by ``/``) of a results file."""
+    path = ROOT / file
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ClaimError(f"{where}: results file {file} cannot be read: {error}") from error
+    for part in key.split("/"):
+        value = _step(value, part, f"{where}: {file}: {key}")
+    if isinstance(value, (dict, list)) or value is None:
+        raise ClaimError(f"{where}: {file}: {key} is not a figure (a number or a text)")
+    return value
+
+
+def _step(value: object, part: str, where: str) -> object:
+    if isinstance(value, dict) and part in value:
+        return value[part]
+    if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+        return value[int(part)]
+    raise ClaimError(f"{where}: there is no {part!r} there")

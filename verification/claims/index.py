@@ -1,0 +1,107 @@
+"""The claims index: per guide page, the sentences that must carry evidence, how many do,
+the claims and their evidence, and the count before markers existed (``baseline.json``).
+
+``python -m verification.claims report`` prints the same counts and the sentences still
+without evidence; ``python -m verification.claims baseline`` records the counts of the
+pages as they are (run once, before markers were added; kept for the comparison).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from verification.claims.coverage import Sentence, sentences
+from verification.claims.markers import ClaimError, find_markers
+
+MARKER = "<!-- claims:coverage -->"
+NO_CLAIMS_MARKER = "<!-- claims:set-aside -->"
+GUIDE = "guide"
+BASELINE = Path(__file__).with_name("baseline.json")
+
+
+def guide_pages(docs_dir: Path) -> list[str]:
+    return sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / GUIDE).rglob("*.md"))
+
+
+def page_sentences(docs_dir: Path, page: str) -> list[Sentence]:
+    return sentences((docs_dir / page).read_text(encoding="utf-8"), page)
+
+
+def page_counts(docs_dir: Path, page: str) -> dict[str, int]:
+    """Sentences, flagged ones by status, claims and pieces of evidence by kind."""
+    found = page_sentences(docs_dir, page)
+    status = Counter(s.status for s in found if s.must_have_evidence)
+    markers = find_markers((docs_dir / page).read_text(encoding="utf-8"), page)
+    kinds = Counter(ref.kind for m in markers for ref in m.refs)
+    return {
+        "sentences": len(found),
+        "flagged": sum(status.values()),
+        "flagged_proof": status["proof"],
+        "flagged_no_claim": status["no-claim"],
+        "flagged_missing": status["missing"],
+        "claims": sum(1 for m in markers if m.kind == "proof"),
+        "output": kinds["output"],
+        "results": kinds["results"],
+        "source": kinds["source"],
+    }
+
+
+def read_baseline(path: Path = BASELINE) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ClaimError(f"{path}: the coverage baseline cannot be read: {error}") from error
+
+
+def coverage_table(docs_dir: Path, baseline: dict) -> str:
+    before = baseline["pages"]
+    header = (
+        "| Page | Flagged before | Flagged now | With evidence | Set aside | Without | "
+        "Claims | Output lines | Results | Sources |"
+    )
+    rows = [header, "|---|" + "---:|" * 9]
+    total: Counter = Counter()
+    for page in guide_pages(docs_dir):
+        counts = page_counts(docs_dir, page)
+        old = before.get(page, {}).get("flagged", "new")
+        total.update(counts)
+        total["before"] += old if isinstance(old, int) else 0
+        rows.append(_row(_link(page), old, counts))
+    rows.append(_row("**All guide pages**", total["before"], total))
+    return "\n".join(rows)
+
+
+def _row(name: str, before: object, c: dict) -> str:
+    cells = [before, c["flagged"], c["flagged_proof"], c["flagged_no_claim"], c["flagged_missing"]]
+    cells += [c["claims"], c["output"], c["results"], c["source"]]
+    return f"| {name} | " + " | ".join(str(x) for x in cells) + " |"
+
+
+def _link(page: str) -> str:
+    return f"[{page.removeprefix(GUIDE + '/')}]({Path(page).relative_to(GUIDE).as_posix()})"
+
+
+def set_aside_list(docs_dir: Path) -> str:
+    """Every flagged sentence set aside as no claim, for a reviewer to disagree with."""
+    lines = []
+    for page in guide_pages(docs_dir):
+        for sentence in page_sentences(docs_dir, page):
+            if sentence.status == "no-claim" and sentence.must_have_evidence:
+                kind = next(m.no_claim_kind for m in sentence.markers if m.kind == "no-claim")
+                lines.append(f"- {_link(page)} ({kind}): {sentence.text}")
+    return "\n".join(lines) or "None."
+
+
+def replace_index_marker(markdown: str, docs_dir: Path) -> str:
+    if MARKER in markdown:
+        baseline = read_baseline()
+        provenance = (
+            f"Flagged before: counted at commit `{baseline['commit']}` on {baseline['date']} "
+            f"(`{baseline['command']}`).\n\n"
+        )
+        markdown = markdown.replace(MARKER, provenance + coverage_table(docs_dir, baseline))
+    if NO_CLAIMS_MARKER in markdown:
+        markdown = markdown.replace(NO_CLAIMS_MARKER, set_aside_list(docs_dir))
+    return markdown

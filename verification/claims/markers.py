@@ -1,0 +1,166 @@
+"""Claim markers in a page's Markdown, parsed.
+
+A sentence that states how TensorFlow, Keras or the project's tools behave ends with a
+marker naming its evidence, written right after the sentence's last character:
+
+- ``[[proof: "after a new dtype: 3"]]``: the output line of an executed block on this page
+  that contains the quoted text (exactly one line of the page's shown output must);
+- ``[[proof: ../causes.md "no hint: 5"]]``: the same, on another page (a path relative to
+  this one);
+- ``[[proof: results benchmarks/results/cpu.json scenarios.x.ratio]]``: a figure of a
+  results file the project's scripts wrote (a dotted path of keys and list positions);
+- ``[[proof: source https://github.com/...]]``: for history and attribution, a cited
+  source (a commit or an address).
+
+Several pieces of evidence are separated by ``;``. A sentence that the coverage count
+flags but that states no behaviour says so with ``[[no-claim: <kind>]]``, one of
+``NO_CLAIM_KINDS``; the index page lists every such sentence for review.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+# Sentences the coverage count flags that are not statements about behaviour: an
+# instruction to the reader, a pointer to another page, or a statement about this site.
+NO_CLAIM_KINDS = ("instruction", "navigation", "site")
+_OPENING = re.compile(r"\[\[(?P<kind>proof|no-claim):")
+
+
+class ClaimError(ValueError):
+    """A marker that cannot be read or resolved; the message names the page and marker."""
+
+
+@dataclass(frozen=True)
+class EvidenceRef:
+    """One piece of evidence as written: ``kind`` is output, results or source."""
+
+    kind: str
+    page: str = ""  # output: the page that shows the line ("" = this page)
+    text: str = ""  # output: text of the line; results: key path; source: the address
+    file: str = ""  # results: the results file, from the repository root
+
+
+@dataclass(frozen=True)
+class Marker:
+    start: int
+    end: int
+    kind: str  # "proof" or "no-claim"
+    refs: tuple[EvidenceRef, ...] = ()
+    no_claim_kind: str = ""
+
+
+def find_markers(markdown: str, page: str) -> list[Marker]:
+    """Every marker of ``markdown`` outside fenced code, in page order."""
+    markers = []
+    for start, end in prose_ranges(markdown):
+        position = start
+        while (match := _OPENING.search(markdown, position, end)) is not None:
+            close = _closing(markdown, match.end(), end, page)
+            body = markdown[match.end() : close]
+            where = f"{page}: line {markdown.count(chr(10), 0, match.start()) + 1}"
+            markers.append(_marker(match.start(), close + 2, match["kind"], body, where))
+            position = close + 2
+    return markers
+
+
+def _closing(markdown: str, start: int, end: int, page: str) -> int:
+    """Position of the ``]]`` that closes a marker, skipping quoted text."""
+    quoted = False
+    index = start
+    while index < end:
+        char = markdown[index]
+        if char == "\\" and quoted:
+            index += 2
+            continue
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and markdown.startswith("]]", index):
+            return index
+        index += 1
+    line = markdown.count("\n", 0, start) + 1
+    raise ClaimError(f"{page}: line {line}: a claim marker is not closed with ]]")
+
+
+def _marker(start: int, end: int, kind: str, body: str, line: str) -> Marker:
+    if kind == "no-claim":
+        reason = body.strip()
+        if reason not in NO_CLAIM_KINDS:
+            raise ClaimError(
+                f"{line}: [[no-claim: {reason}]]: the kind must be one of {NO_CLAIM_KINDS}"
+            )
+        return Marker(start, end, kind, no_claim_kind=reason)
+    parts = [part.strip() for part in _split_outside_quotes(body, ";")]
+    if not all(parts):
+        raise ClaimError(f"{line}: [[proof: {body.strip()}]] has an empty piece of evidence")
+    return Marker(start, end, kind, refs=tuple(_reference(part, line) for part in parts))
+
+
+def _split_outside_quotes(text: str, separator: str) -> list[str]:
+    pieces, current, quoted = [], [], False
+    for char in text:
+        if char == '"':
+            quoted = not quoted
+        if char == separator and not quoted:
+            pieces.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    pieces.append("".join(current))
+    return pieces
+
+
+def _reference(text: str, where: str) -> EvidenceRef:
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise ClaimError(f"{where}: [[proof: {text}]]: {error}") from error
+    if len(words) == 3 and words[0] == "results":
+        return EvidenceRef("results", file=words[1], text=words[2])
+    if len(words) == 2 and words[0] == "source":
+        if not words[1].startswith(("https://", "http://")):
+            raise ClaimError(f"{where}: [[proof: {text}]]: a source is an http(s) address")
+        return EvidenceRef("source", text=words[1])
+    if len(words) == 1 and text.startswith('"'):
+        return EvidenceRef("output", text=words[0])
+    if len(words) == 2 and words[0].endswith(".md") and text.rstrip().endswith('"'):
+        return EvidenceRef("output", page=words[0], text=words[1])
+    raise ClaimError(
+        f'{where}: [[proof: {text}]] is not "output text", page.md "output text", '
+        "results <file> <key path>, or source <address>"
+    )
+
+
+_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+
+
+def prose_ranges(markdown: str) -> list[tuple[int, int]]:
+    """Character ranges of ``markdown`` outside fenced code blocks."""
+    ranges: list[tuple[int, int]] = []
+    start, offset, fence = 0, 0, None
+    for line in markdown.splitlines(keepends=True):
+        match = _FENCE.match(line.rstrip("\n"))
+        if match and fence is None:
+            ranges.append((start, offset))
+            fence = match["fence"]
+        elif match and fence is not None and _closes(match, fence):
+            fence = None
+            start = offset + len(line)
+        offset += len(line)
+    if fence is None:
+        ranges.append((start, len(markdown)))
+    return ranges
+
+
+def _closes(match: re.Match, fence: str) -> bool:
+    closing = match["fence"]
+    return closing[0] == fence[0] and len(closing) >= len(fence) and not match["info"].strip()
+
+
+def strip_markers(markdown: str, page: str) -> str:
+    """``markdown`` without its markers (for copies of a page made outside the build)."""
+    for marker in reversed(find_markers(markdown, page)):
+        markdown = markdown[: marker.start] + markdown[marker.end :]
+    return markdown

@@ -1,0 +1,231 @@
+"""Claim markers as the reader sees them: superscript links to the evidence, a list of the
+page's claims under it, and ids on the output lines they point at.
+
+Plain functions; the MkDocs hook ``docs/hooks/claims.py`` only calls them. Every marker is
+resolved while the page is rendered, so a marker whose evidence is gone fails the build.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from verification.claims.coverage import sentences
+from verification.claims.evidence import (
+    Evidence,
+    OutputLine,
+    ResultFigure,
+    all_blocks,
+    executed_blocks,
+    output_anchor,
+    resolve,
+)
+from verification.claims.markers import ClaimError, Marker, find_markers
+from verification.matrix import render as matrix
+from verification.matrix.render import EXPECTED_OUTPUT
+
+LIST_TITLE = "Claims on this page and their evidence"
+
+
+@dataclass(frozen=True)
+class Claim:
+    number: int
+    sentence: str
+    evidence: tuple[Evidence, ...]
+
+
+def page_claims(markdown: str, page: str, docs_dir: Path) -> list[tuple[Marker, Claim]]:
+    """Each proof marker of the page with its claim, evidence resolved (or ClaimError)."""
+    found = []
+    for sentence in sentences(markdown, page):
+        for marker in sentence.markers:
+            if marker.kind != "proof":
+                continue
+            where = f"{page}: claim {len(found) + 1} ({_excerpt(sentence.text)})"
+            evidence = tuple(resolve(ref, page, docs_dir, where) for ref in marker.refs)
+            found.append((marker, Claim(len(found) + 1, sentence.text, evidence)))
+    return found
+
+
+def render_markers(
+    markdown: str, page: str, docs_dir: Path, repo_url: str, matrix_doc: dict | None
+) -> str:
+    """The page with its markers replaced by links, and the list of its claims below."""
+    claims = page_claims(markdown, page, docs_dir)
+    found = sentences(markdown, page)
+    no_claims = [m for s in found for m in s.markers if m.kind == "no-claim"]
+    _check_all_owned(markdown, page, {m.start for s in found for m in s.markers})
+    replacements = {m.start: (m.end, _superscript(c, page, repo_url)) for m, c in claims}
+    replacements.update({m.start: (m.end, "") for m in no_claims})
+    text = _replace(markdown, replacements)
+    if not claims:
+        return text
+    listing = claims_list([c for _, c in claims], page, repo_url, matrix_doc, docs_dir)
+    return f"{text.rstrip()}\n\n{listing}\n"
+
+
+def _check_all_owned(markdown: str, page: str, owned: set[int]) -> None:
+    """A marker outside prose (a table, a heading) would reach the reader as text."""
+    for marker in find_markers(markdown, page):
+        if marker.start not in owned:
+            line = markdown.count("\n", 0, marker.start) + 1
+            raise ClaimError(
+                f"{page}: line {line}: a claim marker must end a sentence of prose "
+                "(not a table, heading or HTML line)"
+            )
+
+
+def _replace(markdown: str, replacements: dict[int, tuple[int, str]]) -> str:
+    pieces, position = [], 0
+    for start in sorted(replacements):
+        end, new = replacements[start]
+        pieces.append(markdown[position:start])
+        pieces.append(new)
+        position = end
+    pieces.append(markdown[position:])
+    return "".join(pieces)
+
+
+def _superscript(claim: Claim, page: str, repo_url: str) -> str:
+    labels = (
+        [str(claim.number)]
+        if len(claim.evidence) == 1
+        else [f"{claim.number}{chr(ord('a') + i)}" for i in range(len(claim.evidence))]
+    )
+    links = ",".join(
+        f'<a href="{html.escape(_href(e, page, repo_url))}" '
+        f'title="{html.escape(_title(e))}">{label}</a>'
+        for label, e in zip(labels, claim.evidence, strict=True)
+    )
+    return f'<sup class="claim-ref" id="claim-{claim.number}">{links}</sup>'
+
+
+def _href(evidence: Evidence, page: str, repo_url: str) -> str:
+    if isinstance(evidence, OutputLine):
+        if evidence.page == page:
+            return f"#{evidence.anchor}"
+        return f"{_page_url(evidence.page, page)}#{evidence.anchor}"
+    if isinstance(evidence, ResultFigure):
+        return f"{repo_url.rstrip('/')}/blob/main/{evidence.file}"
+    return evidence.address
+
+
+def _page_url(target: str, page: str) -> str:
+    """The URL of ``target``'s page from ``page``'s (both paths from docs/)."""
+
+    def url_dir(name: str) -> str:
+        stem = name.removesuffix(".md")
+        return posixpath.dirname(stem) if stem.endswith("index") else stem
+
+    relative = posixpath.relpath(url_dir(target) or ".", url_dir(page) or ".")
+    return "./" if relative == "." else f"{relative}/"
+
+
+def _title(evidence: Evidence) -> str:
+    if isinstance(evidence, OutputLine):
+        return f"Output of block {evidence.block}, line {evidence.line}: {evidence.text.strip()}"
+    if isinstance(evidence, ResultFigure):
+        return f"{evidence.file}: {evidence.key} = {evidence.value}"
+    return f"Source: {evidence.address}"
+
+
+def claims_list(
+    claims: list[Claim], page: str, repo_url: str, matrix_doc: dict | None, docs_dir: Path
+) -> str:
+    """A folded box listing each claim, its evidence and, for output, the other releases."""
+    lines = [f'??? abstract "{LIST_TITLE} ({len(claims)})"', ""]
+    lines.append(
+        "    Each claim's number leads to its evidence; the output lines are the ones the "
+        "block printed when the test suite ran it."
+    )
+    lines.append("")
+    for claim in claims:
+        lines.append(f"    {claim.number}. [{claim.sentence}](#claim-{claim.number})")
+        for evidence in claim.evidence:
+            lines.append(f"        - {_describe(evidence, page, repo_url, matrix_doc, docs_dir)}")
+    return "\n".join(lines)
+
+
+def _describe(
+    evidence: Evidence, page: str, repo_url: str, matrix_doc: dict | None, docs_dir: Path
+) -> str:
+    href = _href(evidence, page, repo_url)
+    if isinstance(evidence, OutputLine):
+        where = "" if evidence.page == page else f" of {evidence.page}"
+        versions = _matrix_note(evidence, matrix_doc, docs_dir)
+        return (
+            f"[output of block {evidence.block}{where}, line {evidence.line}]({href}): "
+            f"{matrix.code(evidence.text.strip())}{versions}"
+        )
+    if isinstance(evidence, ResultFigure):
+        return (
+            f"[{evidence.file}]({href}), {matrix.code(evidence.key)} = "
+            f"{matrix.code(str(evidence.value))}"
+        )
+    return f"source: <{evidence.address}>"
+
+
+def _matrix_note(evidence: OutputLine, doc: dict | None, docs_dir: Path) -> str:
+    """Where the version matrix printed the same line, and where it did not."""
+    page = f"docs/{evidence.page}"
+    if doc is None or page not in doc["pages"]:
+        return ""
+    if not matrix.current(doc, page, all_blocks(docs_dir / evidence.page))[evidence.block - 1]:
+        return "; the version matrix has not run this block as it is now"
+    same, other = [], []
+    for entry_id, outcome in matrix.block_outcomes(doc, page, evidence.block).items():
+        if outcome.status == "not-applicable":
+            continue
+        printed = outcome.status == "passed" or (
+            outcome.status == "differs" and evidence.text.strip() in outcome.output
+        )
+        (same if printed else other).append(entry_id)
+    note = f"; printed on {matrix.span(same)}" if same else ""
+    if other:
+        note += f"; not printed on {matrix.span(other)} (the Versions page shows what was)"
+    return note
+
+
+def _excerpt(text: str, limit: int = 140) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# --- the output lines' ids, added to the rendered page --------------------------------
+
+_CODE = re.compile(r"<code>(?P<body>.*?)</code>", re.DOTALL)
+_LINE_SPAN = re.compile(r'(<span id="__span-\d+-(?P<line>\d+)">)')
+
+
+def anchor_output_lines(content: str, page_path: Path, page: str) -> tuple[str, set[str]]:
+    """Give every line of every shown output an id (``output-<block>-<line>``); the page
+    and the ids given."""
+    blocks = [b.index for b in executed_blocks(page_path) if b.expected_output]
+    pieces = content.split(EXPECTED_OUTPUT)
+    if len(pieces) - 1 != len(blocks):
+        raise ClaimError(
+            f"{page}: {len(blocks)} executed blocks show an output but the rendered page "
+            f"has {len(pieces) - 1}; the output lines cannot be given their ids"
+        )
+    ids: set[str] = set()
+    anchored = [
+        _anchor_first_code(piece, block, ids)
+        for piece, block in zip(pieces[1:], blocks, strict=True)
+    ]
+    return pieces[0] + "".join(EXPECTED_OUTPUT + piece for piece in anchored), ids
+
+
+def _anchor_first_code(piece: str, block: int, ids: set[str]) -> str:
+    match = _CODE.search(piece)
+    if match is None:
+        return piece
+
+    def anchored(line: re.Match) -> str:
+        ident = output_anchor(block, int(line["line"]))
+        ids.add(ident)
+        return f'{line.group(1)}<a class="output-line" id="{ident}"></a>'
+
+    body = _LINE_SPAN.sub(anchored, match["body"])
+    return f"{piece[: match.start('body')]}{body}{piece[match.end('body') :]}"
