@@ -202,3 +202,9 @@ def test_the_index_renders_the_table_and_the_set_aside_sentences():
     out = replace_index_marker("<!-- claims:coverage -->\n\n<!-- claims:set-aside -->", DOCS)
     assert "| **All guide pages** |" in out
     assert "Flagged before: counted at commit" in out
+
+
+def test_a_marker_in_inline_code_is_an_example_not_a_marker():
+    text = 'Write `[[proof: "x"]]` after the sentence.[[no-claim: instruction]]\n'
+    (marker,) = find_markers(text, "p.md")
+    assert marker.kind == "no-claim"

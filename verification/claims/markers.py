@@ -26,6 +26,7 @@ from dataclasses import dataclass
 # Sentences the coverage count flags that are not statements about behaviour: an
 # instruction to the reader, a pointer to another page, or a statement about this site.
 NO_CLAIM_KINDS = ("instruction", "navigation", "site")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _OPENING = re.compile(r"\[\[(?P<kind>proof|no-claim):")
 
 
@@ -56,6 +57,9 @@ def find_markers(markdown: str, page: str) -> list[Marker]:
     """Every marker of ``markdown`` outside fenced code, in page order."""
     markers = []
     for start, end in prose_ranges(markdown):
+        # Inline code (a marker shown as an example) is blanked out, keeping every offset.
+        prose = _INLINE_CODE.sub(lambda m: " " * len(m.group()), markdown[start:end])
+        markdown = markdown[:start] + prose + markdown[end:]
         position = start
         while (match := _OPENING.search(markdown, position, end)) is not None:
             close = _closing(markdown, match.end(), end, page)
