@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from verification.claims.coverage import sentences
-from verification.claims.evidence import OutputLine, ResultFigure, Source, resolve
+from verification.claims.evidence import MatrixLine, OutputLine, ResultFigure, Source, resolve
 from verification.claims.index import guide_pages, page_counts, replace_index_marker
 from verification.claims.markers import ClaimError, find_markers, strip_markers
 from verification.claims.render import anchor_output_lines, page_claims, render_markers
-from verification.harness.codeblocks import ROOT
+from verification.harness.codeblocks import ROOT, page_blocks
+from verification.matrix.schema import RESULTS_FILE, block_digest, read_document
 
 DOCS = ROOT / "docs"
 REPO = "https://github.com/example/repo"
@@ -192,9 +193,10 @@ def test_counts_add_up_on_every_guide_page():
 
 
 def test_every_marker_of_the_guide_resolves():
+    doc = read_document(RESULTS_FILE, require_complete=True)
     for page in guide_pages(DOCS):
         markdown = (DOCS / page).read_text(encoding="utf-8")
-        rendered = render_markers(markdown, page, DOCS, REPO, None)
+        rendered = render_markers(markdown, page, DOCS, REPO, doc)
         assert "[[proof:" not in rendered and "[[no-claim:" not in rendered, page
 
 
@@ -208,3 +210,40 @@ def test_a_marker_in_inline_code_is_an_example_not_a_marker():
     text = 'Write `[[proof: "x"]]` after the sentence.[[no-claim: instruction]]\n'
     (marker,) = find_markers(text, "p.md")
     assert marker.kind == "no-claim"
+
+
+def _matrix(docs: Path, status: str, output: str, error: str = "") -> dict:
+    (block,) = page_blocks(docs / "guide" / "page.md")
+    digest = block_digest(block.code, block.expected_output)
+    result = {"status": status, "output": output, "error": error}
+    return {
+        "pages": {"docs/guide/page.md": [{"sha256": digest}]},
+        "entries": [
+            {
+                "id": "tf2.13",
+                "environment": {"status": "ok"},
+                "pages": {"docs/guide/page.md": {"error": "", "blocks": [result]}},
+            }
+        ],
+    }
+
+
+def test_evidence_on_another_release_is_read_from_the_version_matrix(docs):
+    page = 'On 2.13 it prints 4 instead.[[proof: on tf2.13 "shapes: 4"]]\n'
+    doc = _matrix(docs, "differs", "shapes: 4\ndtypes: 3\n")
+    ((_, claim),) = page_claims(page, "guide/page.md", docs, doc)
+    assert claim.evidence == (MatrixLine("tf2.13", "guide/page.md", 1, "shapes: 4"),)
+    out = render_markers(page, "guide/page.md", docs, REPO, doc)
+    assert 'href="../../versions/tf2.13/#entry-tf2-13-docs-guide-page-md"' in out
+    failed = _matrix(docs, "failed", "", "Traceback ...\nTypeError: shapes: 4 refused")
+    assert page_claims(page, "guide/page.md", docs, failed)
+
+
+def test_matrix_evidence_needs_a_run_of_the_block_as_it_is_now(docs):
+    page = 'On 2.13 it prints 4 instead.[[proof: on tf2.13 "shapes: 4"]]\n'
+    doc = _matrix(docs, "differs", "shapes: 4\n")
+    doc["pages"]["docs/guide/page.md"][0]["sha256"] = "0" * 16  # the block changed since
+    with pytest.raises(ClaimError, match="as it is now, printed there; it is in no line"):
+        page_claims(page, "guide/page.md", docs, doc)
+    with pytest.raises(ClaimError, match="no entry tf9.99 that ran"):
+        page_claims(page.replace("tf2.13", "tf9.99"), "guide/page.md", docs, doc)

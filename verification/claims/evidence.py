@@ -15,6 +15,7 @@ from pathlib import Path
 
 from verification.claims.markers import ClaimError, EvidenceRef
 from verification.harness.codeblocks import DocBlock, HarnessError, page_blocks
+from verification.matrix.render import current
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,6 +33,14 @@ class OutputLine:
 
 
 @dataclass(frozen=True)
+class MatrixLine:
+    entry: str  # a version matrix entry id, e.g. tf2.13
+    page: str
+    block: int
+    text: str
+
+
+@dataclass(frozen=True)
 class ResultFigure:
     file: str
     key: str
@@ -43,7 +52,7 @@ class Source:
     address: str
 
 
-Evidence = OutputLine | ResultFigure | Source
+Evidence = OutputLine | MatrixLine | ResultFigure | Source
 
 
 def output_anchor(block: int, line: int) -> str:
@@ -51,10 +60,14 @@ def output_anchor(block: int, line: int) -> str:
     return f"output-{block}-{line}"
 
 
-def resolve(ref: EvidenceRef, page: str, docs_dir: Path, where: str) -> Evidence:
+def resolve(
+    ref: EvidenceRef, page: str, docs_dir: Path, where: str, matrix_doc: dict | None = None
+) -> Evidence:
     """``ref``, written on ``page`` (a path from ``docs_dir``), as the evidence it names."""
     if ref.kind == "source":
         return Source(ref.text)
+    if ref.kind == "matrix":
+        return matrix_line(matrix_doc, ref.entry, page, docs_dir, ref.text, where)
     if ref.kind == "results":
         return ResultFigure(ref.file, ref.text, results_value(ref.file, ref.text, where))
     target = (
@@ -130,3 +143,38 @@ def _step(value: object, part: str, where: str) -> object:
     if isinstance(value, list) and part.isdigit() and int(part) < len(value):
         return value[int(part)]
     raise ClaimError(f"{where}: there is no {part!r} there")
+
+
+def matrix_line(
+    doc: dict | None, entry_id: str, page: str, docs_dir: Path, text: str, where: str
+) -> MatrixLine:
+    """The one line that a block of ``page``, as it is now, printed or raised on a setup
+    of the version matrix."""
+    if doc is None:
+        raise ClaimError(f"{where}: evidence on {entry_id} needs the version matrix results")
+    entry = next((e for e in doc["entries"] if e["id"] == entry_id), None)
+    if entry is None or entry["environment"]["status"] != "ok":
+        raise ClaimError(f"{where}: the version matrix has no entry {entry_id} that ran")
+    name = f"docs/{page}"
+    found = [
+        MatrixLine(entry_id, page, index, line)
+        for index in _current_blocks(doc, name, docs_dir / page)
+        for line in _printed(entry["pages"][name]["blocks"][index - 1]).splitlines()
+        if text in line
+    ]
+    if len(found) != 1:
+        places = ", ".join(f"block {m.block}" for m in found) or "no line"
+        raise ClaimError(
+            f'{where}: evidence "{text}" on {entry_id} must be in exactly one line that a '
+            f"block of {page}, as it is now, printed there; it is in {places}"
+        )
+    return found[0]
+
+
+def _current_blocks(doc: dict, name: str, path: Path) -> list[int]:
+    blocks = all_blocks(path)
+    return [b.index for b, ok in zip(blocks, current(doc, name, blocks), strict=True) if ok]
+
+
+def _printed(result: dict) -> str:
+    return result["output"] + ("\n" + result["error"] if result["status"] == "failed" else "")

@@ -9,6 +9,9 @@ marker naming its evidence, written right after the sentence's last character:
   this one);
 - ``[[proof: results benchmarks/results/cpu.json scenarios.x.ratio]]``: a figure of a
   results file the project's scripts wrote (a dotted path of keys and list positions);
+- ``[[proof: on tf2.13 "printed on 2.13"]]``: a line that a block of this page printed
+  (or raised) on another setup of the version matrix (an entry id of
+  ``verification/matrix/entries.py``), for what holds on which release;
 - ``[[proof: source https://github.com/...]]``: for history and attribution, a cited
   source (a commit or an address).
 
@@ -38,10 +41,11 @@ class ClaimError(ValueError):
 class EvidenceRef:
     """One piece of evidence as written: ``kind`` is output, results or source."""
 
-    kind: str
+    kind: str  # output, matrix, results or source
     page: str = ""  # output: the page that shows the line ("" = this page)
-    text: str = ""  # output: text of the line; results: key path; source: the address
+    text: str = ""  # output, matrix: text of the line; results: key path; source: address
     file: str = ""  # results: the results file, from the repository root
+    entry: str = ""  # matrix: the version matrix entry
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,8 @@ def _reference(text: str, where: str) -> EvidenceRef:
         raise ClaimError(f"{where}: [[proof: {text}]]: {error}") from error
     if len(words) == 3 and words[0] == "results":
         return EvidenceRef("results", file=words[1], text=words[2])
+    if len(words) == 3 and words[0] == "on" and text.rstrip().endswith('"'):
+        return EvidenceRef("matrix", entry=words[1], text=words[2])
     if len(words) == 2 and words[0] == "source":
         if not words[1].startswith(("https://", "http://")):
             raise ClaimError(f"{where}: [[proof: {text}]]: a source is an http(s) address")
@@ -133,7 +139,7 @@ def _reference(text: str, where: str) -> EvidenceRef:
         return EvidenceRef("output", page=words[0], text=words[1])
     raise ClaimError(
         f'{where}: [[proof: {text}]] is not "output text", page.md "output text", '
-        "results <file> <key path>, or source <address>"
+        'on <matrix entry> "output text", results <file> <key path>, or source <address>'
     )
 
 

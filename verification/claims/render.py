@@ -16,6 +16,7 @@ from pathlib import Path
 from verification.claims.coverage import sentences
 from verification.claims.evidence import (
     Evidence,
+    MatrixLine,
     OutputLine,
     ResultFigure,
     all_blocks,
@@ -37,7 +38,9 @@ class Claim:
     evidence: tuple[Evidence, ...]
 
 
-def page_claims(markdown: str, page: str, docs_dir: Path) -> list[tuple[Marker, Claim]]:
+def page_claims(
+    markdown: str, page: str, docs_dir: Path, matrix_doc: dict | None = None
+) -> list[tuple[Marker, Claim]]:
     """Each proof marker of the page with its claim, evidence resolved (or ClaimError)."""
     found = []
     for sentence in sentences(markdown, page):
@@ -45,7 +48,7 @@ def page_claims(markdown: str, page: str, docs_dir: Path) -> list[tuple[Marker, 
             if marker.kind != "proof":
                 continue
             where = f"{page}: claim {len(found) + 1} ({_excerpt(sentence.text)})"
-            evidence = tuple(resolve(ref, page, docs_dir, where) for ref in marker.refs)
+            evidence = tuple(resolve(ref, page, docs_dir, where, matrix_doc) for ref in marker.refs)
             found.append((marker, Claim(len(found) + 1, sentence.text, evidence)))
     return found
 
@@ -54,7 +57,7 @@ def render_markers(
     markdown: str, page: str, docs_dir: Path, repo_url: str, matrix_doc: dict | None
 ) -> str:
     """The page with its markers replaced by links, and the list of its claims below."""
-    claims = page_claims(markdown, page, docs_dir)
+    claims = page_claims(markdown, page, docs_dir, matrix_doc)
     found = sentences(markdown, page)
     no_claims = [m for s in found for m in s.markers if m.kind == "no-claim"]
     _check_all_owned(markdown, page, {m.start for s in found for m in s.markers})
@@ -108,6 +111,9 @@ def _href(evidence: Evidence, page: str, repo_url: str) -> str:
         if evidence.page == page:
             return f"#{evidence.anchor}"
         return f"{_page_url(evidence.page, page)}#{evidence.anchor}"
+    if isinstance(evidence, MatrixLine):
+        section = matrix.anchor("entry", evidence.entry, f"docs/{evidence.page}")
+        return f"{_page_url(f'versions/{evidence.entry}.md', page)}#{section}"
     if isinstance(evidence, ResultFigure):
         return f"{repo_url.rstrip('/')}/blob/main/{evidence.file}"
     return evidence.address
@@ -127,6 +133,8 @@ def _page_url(target: str, page: str) -> str:
 def _title(evidence: Evidence) -> str:
     if isinstance(evidence, OutputLine):
         return f"Output of block {evidence.block}, line {evidence.line}: {evidence.text.strip()}"
+    if isinstance(evidence, MatrixLine):
+        return f"On {matrix.label(evidence.entry)}, block {evidence.block}: {evidence.text.strip()}"
     if isinstance(evidence, ResultFigure):
         return f"{evidence.file}: {evidence.key} = {evidence.value}"
     return f"Source: {evidence.address}"
@@ -159,6 +167,11 @@ def _describe(
         return (
             f"[output of block {evidence.block}{where}, line {evidence.line}]({href}): "
             f"{matrix.code(evidence.text.strip())}{versions}"
+        )
+    if isinstance(evidence, MatrixLine):
+        return (
+            f"[what block {evidence.block} printed on {matrix.label(evidence.entry)}]({href}) "
+            f"in the version matrix: {matrix.code(evidence.text.strip())}"
         )
     if isinstance(evidence, ResultFigure):
         return (
