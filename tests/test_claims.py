@@ -245,5 +245,5 @@ def test_matrix_evidence_needs_a_run_of_the_block_as_it_is_now(docs):
     doc["pages"]["docs/guide/page.md"][0]["sha256"] = "0" * 16  # the block changed since
     with pytest.raises(ClaimError, match="as it is now, printed there; it is in no line"):
         page_claims(page, "guide/page.md", docs, doc)
-    with pytest.raises(ClaimError, match="no entry tf9.99 that ran"):
+    with pytest.raises(ClaimError, match=r"no entry tf9\.99 that ran"):
         page_claims(page.replace("tf2.13", "tf9.99"), "guide/page.md", docs, doc)
