@@ -14,6 +14,8 @@ from verification.claims.evidence import MatrixLine, OutputLine, ResultFigure, S
 from verification.claims.index import guide_pages, page_counts, replace_index_marker
 from verification.claims.markers import ClaimError, find_markers, strip_markers
 from verification.claims.render import anchor_output_lines, page_claims, render_markers
+from verification.claims.reviews import read_reviews
+from verification.claims.reviews import render as render_reviews
 from verification.harness.codeblocks import ROOT, page_blocks
 from verification.matrix.schema import RESULTS_FILE, block_digest, read_document
 
@@ -247,3 +249,55 @@ def test_matrix_evidence_needs_a_run_of_the_block_as_it_is_now(docs):
         page_claims(page, "guide/page.md", docs, doc)
     with pytest.raises(ClaimError, match=r"no entry tf9\.99 that ran"):
         page_claims(page.replace("tf2.13", "tf9.99"), "guide/page.md", docs, doc)
+
+
+def _review(tmp_path: Path, record: object, name: str = "guide__page.md.json") -> Path:
+    folder = tmp_path / "reviews"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(json.dumps(record), encoding="utf-8")
+    return folder
+
+
+GOOD_REVIEW = {
+    "page": "guide/page.md",
+    "reviewer": "r",
+    "tensorflow": "2.21.0",
+    "probes": [
+        {"sentence": "A new shape", "tried": "float64", "outcome": "held", "change": ""},
+        {"sentence": "It stays", "tried": "a method", "outcome": "false", "change": "fixed"},
+    ],
+}
+
+
+def test_review_records_are_counted_and_listed(docs, tmp_path):
+    records = read_reviews(docs, _review(tmp_path, GOOD_REVIEW))
+    out = render_reviews(records, lambda page: page)
+    assert "| guide/page.md | r | 2 | 1 | 0 | 1 |" in out
+    assert "*It stays*: tried a method. **false**. Changed: fixed" in out
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"page": "guide/nope.md"}, "page: guide/nope.md is not a page of docs/"),
+        (
+            {"probes": [{"sentence": "s", "tried": "t", "outcome": "maybe", "change": ""}]},
+            r"probes\[0\]: outcome: 'maybe' is not one of",
+        ),
+        (
+            {"probes": [{"sentence": "s", "outcome": "held", "change": ""}]},
+            r"probes\[0\]: tried: expected a str",
+        ),
+        ({"reviewer": None}, "reviewer: expected a str"),
+    ],
+)
+def test_a_malformed_review_record_names_its_file_and_field(docs, tmp_path, change, message):
+    folder = _review(tmp_path, {**GOOD_REVIEW, **change})
+    with pytest.raises(ClaimError, match=message) as error:
+        read_reviews(docs, folder)
+    assert "guide__page.md.json" in str(error.value)
+
+
+def test_the_review_records_of_the_repository_are_well_formed():
+    for record in read_reviews(DOCS):
+        assert record["probes"], record["page"]

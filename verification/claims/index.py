@@ -12,6 +12,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from verification.claims import reviews
 from verification.claims.coverage import Sentence, sentences
 from verification.claims.markers import ClaimError, find_markers
 
@@ -104,4 +105,8 @@ def replace_index_marker(markdown: str, docs_dir: Path) -> str:
         markdown = markdown.replace(MARKER, provenance + coverage_table(docs_dir, baseline))
     if NO_CLAIMS_MARKER in markdown:
         markdown = markdown.replace(NO_CLAIMS_MARKER, set_aside_list(docs_dir))
+    if reviews.MARKER in markdown:
+        markdown = markdown.replace(
+            reviews.MARKER, reviews.render(reviews.read_reviews(docs_dir), _link)
+        )
     return markdown
