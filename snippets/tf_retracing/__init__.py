@@ -188,7 +188,9 @@ def _load_tensorflow_tools() -> dict[str, object]:
 
 # Submodules reachable as attributes after a plain ``import tf_retracing``, as they were
 # when this package imported them all eagerly.
-_SUBMODULES = frozenset({"serving", "explainer", "explainer_types", "explain", "cli", "lint"})
+_SUBMODULES = frozenset(
+    {"serving", "explainer", "explainer_types", "explain", "cli", "lint", "notebook"}
+)
 
 
 def __getattr__(name: str) -> object:
@@ -201,6 +203,21 @@ def __getattr__(name: str) -> object:
     # Stored as module globals, so this runs once: later lookups never reach __getattr__.
     globals().update(_load_tensorflow_tools())
     return globals()[name]
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext tf_retracing`` in a notebook: watch every tf.function from then on and
+    say, under each cell, what traced again (``tf_retracing.notebook``)."""
+    from tf_retracing import notebook
+
+    notebook.load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """``%unload_ext tf_retracing``: stop watching."""
+    from tf_retracing import notebook
+
+    notebook.unload(ipython)
 
 
 def __dir__() -> list[str]:

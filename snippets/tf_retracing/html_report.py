@@ -9,6 +9,7 @@ inline, there is no script), and the layout reflows to a phone's width.
 from __future__ import annotations
 
 import html
+import re
 
 from tf_retracing.explainer_types import printable
 
@@ -32,6 +33,13 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 ul.traces { padding-left: 1.2rem; } ul.traces li { margin: 0.8rem 0; }
 .cause { font-weight: 600; } .meta { color: #555; font-size: 0.9rem; }
 .change { display: block; overflow-wrap: anywhere; }
+@media (max-width: 40rem) {
+  table.summary, table.summary tbody, table.summary tr, table.summary td { display: block; }
+  table.summary thead { display: none; }
+  table.summary tr { border-bottom: 1px solid #ddd; padding: 0.4rem 0; }
+  table.summary td { border: 0; padding: 0.1rem 0; text-align: left; }
+  table.summary td[data-label]::before { content: attr(data-label) ": "; color: #555; }
+}
 @media (prefers-color-scheme: dark) {
   body { color: #e6e6e6; background: #121212; } code { background: #2a2a2a; }
   th, td { border-color: #333; } .meta { color: #aaa; } a { color: #8ab4f8; }
@@ -51,13 +59,46 @@ SUMMARY_COLUMNS = (
 def render_html(report: dict) -> str:
     """The page for ``report``: the explain command's JSON report, as a dict."""
     script = report.get("script") or "the program"
-    functions = report.get("functions", [])
-    parts = [
+    head = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Retracing report: {escape(script)}</title>",
         f"<style>{STYLE}</style></head><body>",
+    ]
+    return "\n".join([*head, *_content(report), "</body></html>\n"])
+
+
+SCOPE = "tf-retracing-report"
+
+
+def render_fragment(report: dict) -> str:
+    """The same report as a piece of a larger page (a notebook's output): its style
+    applies only inside it."""
+    opening = f'<div class="{SCOPE}"><style>{scoped(STYLE, "." + SCOPE)}</style>'
+    return "\n".join([opening, *_content(report), "</div>"])
+
+
+_RULE = re.compile(r"(?P<lead>(?:(?<=[{}])|\A)\s*)(?P<selectors>[^{}]+?)\s*\{")
+
+
+def scoped(style: str, scope: str) -> str:
+    """``style`` with every selector limited to ``scope`` (``body`` becomes the scope)."""
+
+    def limit(match: re.Match) -> str:
+        if match["selectors"].startswith("@"):  # an at-rule: its rules are limited inside
+            return match.group()
+        selectors = [s.strip() for s in match["selectors"].split(",")]
+        limited = [scope if s == "body" else f"{scope} {s}" for s in selectors]
+        return match["lead"] + ", ".join(limited) + " {"
+
+    return _RULE.sub(limit, style)
+
+
+def _content(report: dict) -> list[str]:
+    script = report.get("script") or "the program"
+    functions = report.get("functions", [])
+    parts = [
         f"<h1>Retracing report for <code>{escape(script)}</code></h1>",
         _run_line(report),
     ]
@@ -73,8 +114,7 @@ def render_html(report: dict) -> str:
         parts.append("<section><h2>TensorFlow warned about functions not watched</h2><ul>")
         parts.extend(f"<li>{escape(item['advice'])}</li>" for item in unwatched)
         parts.append("</ul></section>")
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
+    return parts
 
 
 def _run_line(report: dict) -> str:
@@ -94,15 +134,15 @@ def _summary_table(functions: list[dict]) -> str:
         name = escape(function["function"])
         cells = [
             f'<td><a href="#function-{number}"><code>{name}</code></a></td>',
-            f"<td><code>{escape(function['defined_at'])}</code></td>",
+            f'<td data-label="defined at"><code>{escape(function["defined_at"])}</code></td>',
         ]
-        for _, field in SUMMARY_COLUMNS[2:]:
+        for title, field in SUMMARY_COLUMNS[2:]:
             value = function[field]
             text = f"{value:.1f}" if isinstance(value, float) else str(value)
-            cells.append(f'<td class="n">{text}</td>')
+            cells.append(f'<td class="n" data-label="{title}">{text}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
     return (
-        f'<div class="scroll"><table><thead><tr>{header}</tr></thead>'
+        f'<div class="scroll"><table class="summary"><thead><tr>{header}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -139,8 +179,16 @@ def _reason_item(number: int, reason: dict) -> str:
         f'<li>trace {number}: <span class="cause">'
         f'<a href="{escape(reason["url"])}">{escape(reason["cause"])}</a> '
         f"{escape(reason['kind'])}</span>{where}{timing}{change}"
-        f"<p>{escape(_advice(reason))}</p></li>"
+        f"<p>{inline_code(_advice(reason))}</p></li>"
     )
+
+
+_BACKTICKED = re.compile(r"`([^`]+)`")
+
+
+def inline_code(text: str) -> str:
+    """Escaped text whose `backticked` parts are shown as code, not as backticks."""
+    return _BACKTICKED.sub(r"<code>\1</code>", escape(text))
 
 
 def _advice(reason: dict) -> str:

@@ -1,0 +1,201 @@
+"""``%load_ext tf_retracing``: the explainer in a notebook. Run in a real Jupyter kernel
+(ipykernel through nbclient) in the reader's environment, which has the locked packages
+and the site's wheel and no repository folder; and, for the parts that need no kernel,
+with a stand-in for IPython's shell."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import tensorflow as tf
+import tf_retracing
+from tf_retracing import notebook
+from tf_retracing.html_report import render_fragment, scoped
+
+CELLS = [
+    "%load_ext tf_retracing",
+    "import tensorflow as tf\n\n@tf.function\ndef total(x):\n    return tf.reduce_sum(x)",
+    "for n in range(1, 4):\n    total(tf.zeros([n]))\nprint('ran')",
+    "total(tf.zeros([2]))  # a shape seen before: no retrace",
+    "%retracing",
+    "%unload_ext tf_retracing",
+    "total(tf.zeros([7]))  # traces again, but nobody watches any more",
+]
+
+DRIVER = textwrap.dedent(
+    """\
+    import json, sys
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = json.loads(sys.argv[1])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    shown = []
+    for cell in nb.cells:
+        outputs = []
+        for out in cell.outputs:
+            if out.output_type == "stream" and out.name == "stdout":
+                outputs.append({"stdout": out.text})
+            elif "data" in out:
+                outputs.append(dict(out.data))
+        shown.append(outputs)
+    print(json.dumps(shown))
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_notebook_kernel_says_under_each_cell_what_traced_again(page_runs, tmp_path):
+    (tmp_path / "driver.py").write_text(DRIVER, encoding="utf-8")
+    done = subprocess.run(
+        [str(page_runs.reader_python()), "-I", "driver.py", json.dumps(CELLS)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"PATH": "/usr/bin:/bin", "TF_CPP_MIN_LOG_LEVEL": "3", "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    load, define, retrace, seen, report, unload, unwatched = json.loads(done.stdout)
+    assert load == [] and define == [] and unload == []
+    # One summary for the cell's two retraces, after what the cell printed; no log lines.
+    assert retrace[0] == {"stdout": "ran\n"}
+    (summary,) = retrace[1:]
+    text = summary["text/plain"]
+    assert text.startswith("tf_retracing: 2 retraces of this kind in this cell; the last: ")
+    assert "`total` traced again (trace 3): argument `x` changed shape from (2,) to (3,)" in text
+    assert "If that size varies by design, declare it None" in text
+    assert text.endswith(
+        "[TFR001] https://tf-retracing-guide.github.io/tf-retracing-guide/guide/diagnosing/#tfr001"
+    )
+    assert "<code>total</code> traced again (trace 3)" in summary["text/html"]
+    assert "`" not in summary["text/html"]
+    # A cell without a retrace shows only its own result.
+    assert [sorted(out) for out in seen] == [["text/plain"]]
+    # The whole report, as the --html page shows it, inside the notebook.
+    (shown,) = report
+    assert shown["text/html"].startswith('<div class="tf-retracing-report"><style>')
+    assert "<h1>Retracing report for <code>this notebook</code></h1>" in shown["text/html"]
+    assert "total: why it traced again" in shown["text/plain"]
+    assert [sorted(out) for out in unwatched] == [["text/plain"]]
+
+
+class _Events:
+    def __init__(self):
+        self.callbacks = {}
+
+    def register(self, name, callback):
+        self.callbacks.setdefault(name, []).append(callback)
+
+    def unregister(self, name, callback):
+        self.callbacks[name].remove(callback)
+
+
+class _Shell:
+    """What the extension uses of IPython's shell."""
+
+    def __init__(self):
+        self.events = _Events()
+        self.magics = {}
+
+    def register_magic_function(self, function, magic_kind, magic_name):
+        assert magic_kind == "line"
+        self.magics[magic_name] = function
+
+    def run_cell(self, body):
+        body()
+        for callback in self.events.callbacks.get("post_run_cell", []):
+            callback(None)
+
+
+@pytest.fixture
+def shell(monkeypatch):
+    shown = []
+    monkeypatch.setattr(notebook, "_display", shown.append)
+    ipython = _Shell()
+    tf_retracing.load_ipython_extension(ipython)
+    ipython.shown = shown
+    yield ipython
+    tf_retracing.unload_ipython_extension(ipython)
+
+
+def test_each_cell_gets_the_retraces_made_in_it_and_no_others(shell):
+    def make():
+        global scale
+
+        @tf.function
+        def scale(x, factor):
+            return x * factor
+
+    shell.run_cell(make)
+    shell.run_cell(lambda: [scale(tf.ones([2]), f) for f in (1.0, 2.0)])
+    shell.run_cell(lambda: scale(tf.ones([2]), 1.0))
+    shell.run_cell(lambda: scale(tf.ones([2]), 3.0))
+    first, second = shell.shown
+    assert "`scale` traced again (trace 2)" in repr(first)
+    assert "`scale` traced again (trace 3)" in repr(second)
+    assert "retraces of this kind" not in repr(second)  # one retrace in that cell
+
+
+def test_loading_twice_keeps_one_session_and_the_magic_needs_it(shell):
+    tf_retracing.load_ipython_extension(shell)
+    assert len(shell.events.callbacks["post_run_cell"]) == 1
+    assert "No tf.function traced" in repr(shell.magics["retracing"]())
+    tf_retracing.unload_ipython_extension(shell)
+    assert shell.events.callbacks["post_run_cell"] == []
+    assert tf.function is not notebook.tf_retracing.explainer._watching_tf_function
+    with pytest.raises(RuntimeError, match="run %load_ext tf_retracing first"):
+        shell.magics["retracing"]()
+    tf_retracing.load_ipython_extension(shell)  # for the fixture's unload
+
+
+@pytest.mark.parametrize(
+    ("message", "what", "advice"),
+    [
+        (
+            "`f` traced again (trace 2): argument `x` changed. Declare it None: or pad. "
+            "More. [TFR001] https://e.org/#tfr001",
+            "`f` traced again (trace 2): argument `x` changed.",
+            "Declare it None: or pad.",
+        ),
+        ("Only one sentence here. [TFR009] https://e.org/#x", "Only one sentence here.", ""),
+    ],
+)
+def test_a_message_splits_into_what_happened_and_the_first_advice(message, what, advice):
+    assert notebook.split_message(message) == (what, advice)
+
+
+def test_the_report_in_a_notebook_styles_only_itself():
+    style = scoped(
+        "body { color: red; }\nh1, code { margin: 0; }\n@media (x) {\n  td { a: b; }\n}", ".r"
+    )
+    assert (
+        style
+        == ".r { color: red; }\n.r h1, .r code { margin: 0; }\n@media (x) {\n  .r td { a: b; }\n}"
+    )
+    fragment = render_fragment({"script": "this notebook", "functions": []})
+    assert "<html" not in fragment and "<body" not in fragment
+    assert "\nbody {" not in fragment and "\nh1 {" not in fragment
+
+
+def test_the_tools_work_where_ipython_cannot_be_imported():
+    # TensorFlow imports IPython itself when it can; here it cannot, as where it is absent.
+    probe = textwrap.dedent(
+        """\
+        import sys
+        sys.modules["IPython"] = None  # any import of it now fails
+        import tensorflow as tf, tf_retracing
+        f = tf_retracing.explain_retracing(tf.function(lambda x: x))
+        f(tf.ones([1])); f(tf.ones([2]))
+        print(len(f.retrace_reasons))
+        import tf_retracing.notebook  # imports IPython only when it displays something
+        print("notebook module imported")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.split("\n")[:2] == ["1", "notebook module imported"], done.stderr[-2000:]
