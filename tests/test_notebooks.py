@@ -79,3 +79,11 @@ def test_serving_loop_notebook_reports_each_fix(built_site):
     assert "threshold as tensor: traces = 15 (one per batch size)" in text
     assert "input_signature: traces = 1" in text
     assert "decisions identical on 20 requests" in text
+
+
+def test_serving_loop_notebook_shows_the_extension_summary_under_its_cell(built_site):
+    html = (built_site / "notebooks" / "diagnose-serving-loop" / "index.html").read_text("utf-8")
+    (summary,) = re.findall(r'<div class="tf-retracing-cell">(.*?)</div>', html, re.DOTALL)
+    for cause in ("TFR001", "TFR003", "TFR006"):  # shape, Python value, new tf.function
+        assert f">{cause}</a>" in summary
+    assert "<code>rows</code> changed shape" in summary
