@@ -120,6 +120,22 @@ REVIEWS: dict[tuple, tuple[bool, str]] = {
         "greedy decoding calls predict once per generated token in a while loop, on inputs "
         "one token longer each time: a setup per step, and new shapes for predict_function",
     ),
+    review_key(
+        "tensorflow/docs", "site/en/tutorials/audio/music_generation.ipynb", 44, 14, "TFL004"
+    ): (
+        True,
+        "generation calls predict_next_note once per note, 120 times, and it calls "
+        "model.predict on one sequence each time: a data iterator and callbacks per note, "
+        "where calling the model in a tf.function would not set them up",
+    ),
+    review_key(
+        "tensorflow/docs", "site/en/tutorials/generative/adversarial_fgsm.ipynb", 10, 8, "TFL004"
+    ): (
+        True,
+        "display_images predicts each of the 4 perturbed images with a separate predict "
+        "call (the loop over epsilons): the pattern the rule names, though for 4 images "
+        "its cost is small",
+    ),
 }
 
 

@@ -17,10 +17,12 @@ def score_case(case: LintCase) -> dict:
     found = set()
     false = []
     for finding in findings:
+        # A finding at a loop's call covers the hazard it reached in the file's own code.
         covered = {
             (line, code)
             for line, code in case.hazards
-            if code == finding.rule and finding.line <= line <= finding.end_line
+            if code == finding.rule
+            and (finding.line <= line <= finding.end_line or line in finding.via)
         }
         found |= covered
         if not covered:

@@ -52,6 +52,9 @@ class Finding:
     message: str
     url: str
     cell: int | None = None  # a notebook's code cell, 1-based
+    # Lines of the file's own code a finding at a loop's call reaches (the predict a
+    # wrapper method runs), first to last; not mapped into a notebook's cells.
+    via: tuple[int, ...] = ()
     # Where the finding is in the file itself (a notebook's JSON), for SARIF regions.
     file_region: tuple[int, int, int, int] | None = None
 
@@ -59,6 +62,10 @@ class Finding:
         found = dict(self.__dict__)
         if self.cell is None:
             del found["cell"], found["file_region"]
+        if self.via:
+            found["via"] = list(self.via)
+        else:
+            del found["via"]
         return found
 
 
@@ -171,8 +178,9 @@ def _character_column(lines: list[str], line: int, byte_offset: int) -> int:
 
 
 def run_rules(tree: ast.Module, path: str, config: Config) -> tuple[list, list[str]]:
-    """(node, rule, message) for each finding, and a message per rule that failed: one
-    rule's failure never drops another rule's findings."""
+    """(node, rule, message, via) for each finding (``via``: the nodes of the file's own
+    code it reached, if any), and a message per rule that failed: one rule's failure
+    never drops another rule's findings."""
     facts = ModuleFacts(tree)
     if not facts.relevant:
         return [], []
@@ -181,7 +189,7 @@ def run_rules(tree: ast.Module, path: str, config: Config) -> tuple[list, list[s
         if not config.enabled(rule.code, path):
             continue
         try:
-            found += [(node, rule, message) for node, message in rule.check(facts)]
+            found += [(hit[0], rule, hit[1], hit[2:]) for hit in rule.check(facts)]
         except Exception as error:
             failures.append(
                 f"internal error in rule {rule.code} ({type(error).__name__}: {error}); "
@@ -203,7 +211,7 @@ def _findings(text: str, tree: ast.Module, path: str, config: Config, notebook=N
         raise LintInputError("cannot analyse: nested too deeply") from None
     lines = text.splitlines()
     findings = []
-    for node, rule, message in found:
+    for node, rule, message, via in found:
         if suppressions.hides(node.lineno, rule.code):
             continue
         end_line = node.end_lineno or node.lineno
@@ -217,6 +225,7 @@ def _findings(text: str, tree: ast.Module, path: str, config: Config, notebook=N
             name=rule.name,
             message=message,
             url=rule_url(rule, config.site_url),
+            via=tuple(n.lineno for n in via[0]) if via else (),
         )
         findings.append(_in_cell(finding, notebook, lines) if notebook else finding)
     return sorted(set(findings), key=_order), failures
@@ -268,6 +277,7 @@ def _in_cell(finding: Finding, notebook: Notebook, lines: list[str]) -> Finding:
             "end_column": end_column,
             "cell": start.cell,
             "file_region": region,
+            "via": (),
         }
     )
 

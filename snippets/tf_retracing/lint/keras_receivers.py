@@ -70,6 +70,8 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
         return True
     if _self_attribute_models(facts, receiver, ctx):
         return True
+    if _used_as_a_model(facts, receiver, ctx):
+        return True
     name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
     if name is None or "model" not in name.lower():
         return False
@@ -80,6 +82,48 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
             "may be a model", receiver.id, ctx, lambda values: _all_may_be_models(facts, values)
         )
     return _all_may_be_models(facts, _attribute_values(facts, receiver, ctx))
+
+
+# Methods only a Keras model (of the names' values seen in real code) is used with.
+_MODEL_ONLY_METHODS = frozenset(
+    {"load_weights", "save_weights", "compile", "fit", "train_on_batch", "fit_generator"}
+)
+
+
+def _used_as_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``yolo = YoloV3(...)`` from an imported constructor whose name says nothing, and
+    ``yolo.load_weights(...)`` (or compile, fit) somewhere in the file: a Keras model."""
+    if not isinstance(receiver, ast.Name) or any(facts.imports(o) for o in _OTHER_PREDICTORS):
+        return False
+    imported = facts.about_name(
+        "built by an imported constructor",
+        receiver.id,
+        ctx,
+        lambda values: bool(values) and all(_imported_call(facts, v) for v in values),
+    )
+    return imported and _model_methods_called(facts, receiver.id)
+
+
+def _imported_call(facts: ModuleFacts, value: ast.AST) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    if isinstance(value.func, ast.Name) and facts.unique_class(value.func.id) is not None:
+        return False  # a class of the file: its own bases decide
+    name = facts.qualified_name(value.func)
+    return name is not None and name.split(".")[0] not in _NOT_KERAS
+
+
+def _model_methods_called(facts: ModuleFacts, name: str) -> bool:
+    cache = facts.__dict__.setdefault("_model_method_receivers", None)
+    if cache is None:
+        cache = facts._model_method_receivers = {
+            call.func.value.id
+            for call, _ in facts.calls
+            if isinstance(call.func, ast.Attribute)
+            and call.func.attr in _MODEL_ONLY_METHODS
+            and isinstance(call.func.value, ast.Name)
+        }
+    return name in cache
 
 
 def _self_attribute_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:

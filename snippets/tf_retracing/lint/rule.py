@@ -3,14 +3,15 @@ the cause and its fix, a check over one module's facts, and the rule's own examp
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from tf_retracing.lint.facts import ModuleFacts
 
 GUIDE = "guide/"
-Check = Callable[[ModuleFacts], Iterator[tuple[ast.AST, str]]]
+# A check yields (node, message), or (node, message, nodes reached through the file's own
+# functions) for a finding at a loop's call whose hazard is in a function it calls.
+Check = Callable[[ModuleFacts], Iterator[tuple]]
 
 
 @dataclass(frozen=True)

@@ -13,22 +13,70 @@ from tf_retracing.lint.keras_receivers import (
 )
 from tf_retracing.lint.rule import Rule
 
+MESSAGE = "model.predict in a loop: each call sets up a data iterator and callbacks"
+# How many calls deep a loop's call is followed into the file's own functions and methods.
+_DEPTH = 2
+
 
 def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
     traced = {id(t.definition) for t in facts.traced_bodies()}
     for call, ctx in facts.calls:
-        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "predict"):
-            continue
         if not ctx.loops or (ctx.function is not None and id(ctx.function) in traced):
             continue  # once, or inside a tf.function (TFL006's hazard)
-        receiver = call.func.value
-        if not is_keras_model(facts, receiver, ctx):
+        if _predicts(facts, call, ctx):
+            yield call, MESSAGE
             continue
-        if model_construction(facts, receiver, ctx) is not None:
-            continue  # a new model each time: TFL002's hazard
-        if trained_in_scope(facts, receiver, ctx):
-            continue  # trained between predictions: a new predict function is expected
-        yield call, "model.predict in a loop: each call sets up a data iterator and callbacks"
+        if _made_in_the_same_loop(facts, call, ctx):
+            continue  # a new object, and model, per iteration: TFL002's hazard
+        path = _predict_reached(facts, call, ctx, traced, _DEPTH)
+        if path:
+            names = " -> ".join(name for name, _ in path)
+            yield call, f"{MESSAGE} (reached through {names})", tuple(n for _, n in path)
+
+
+def _predicts(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
+    """``model.predict(...)`` on a Keras model that is neither built anew here (TFL002's
+    hazard) nor trained between predictions (a new predict function is then expected)."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "predict"):
+        return False
+    receiver = call.func.value
+    return (
+        is_keras_model(facts, receiver, ctx)
+        and model_construction(facts, receiver, ctx) is None
+        and not trained_in_scope(facts, receiver, ctx)
+    )
+
+
+def _made_in_the_same_loop(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    return isinstance(receiver, ast.Name) and any(
+        isinstance(value, ast.Call) for value in facts.bound_in_the_same_loop(receiver.id, ctx)
+    )
+
+
+def _predict_reached(facts: ModuleFacts, call: ast.Call, ctx, traced: set, depth: int):
+    """The path from a loop's call, through the file's own functions and methods, to a
+    Keras ``predict`` they run once per call (one in a loop of theirs is found there):
+    (name, call node) per step."""
+    target = facts.called_function(call, ctx)
+    if target is None or id(target) in traced or depth == 0:
+        return None
+    name = _qualified(facts, target)
+    for inner in facts.scope_of(target).calls:
+        inner_ctx = facts.context(inner)
+        if inner_ctx.loops or inner_ctx.function is not target:
+            continue
+        if _predicts(facts, inner, inner_ctx):
+            return [(name, inner), (ast.unparse(inner.func), inner)]
+        deeper = _predict_reached(facts, inner, inner_ctx, traced, depth - 1)
+        if deeper:
+            return [(name, inner), *deeper]
+    return None
+
+
+def _qualified(facts: ModuleFacts, function: ast.AST) -> str:
+    cls = facts.scope_of(function).class_
+    return f"{cls.name}.{function.name}" if cls is not None else function.name
 
 
 RULE = Rule(
@@ -56,6 +104,27 @@ model = keras.Sequential([keras.layers.Dense(1)])
 model.compile(loss="mse")
 for day in range(5):
     model.predict(np.ones([1, 4]))
+""",
+        # through the file's own class: an agent's act() predicts once per step
+        """
+class Agent:
+    def __init__(self):
+        self.model = keras.models.load_model("q.keras")
+
+    def act(self, state):
+        return self.model.predict(state, verbose=0)
+
+agent = Agent()
+while not done:
+    state, reward, done, info = env.step(agent.act(state))
+""",
+        # a model from an imported constructor, used as one (load_weights) in the file
+        """
+from yolov3.models import YoloV3
+yolo = YoloV3(classes=80)
+yolo.load_weights("yolov3.tf")
+for frame in frames:
+    boxes = yolo.predict(frame)
 """,
         # Keras sets self.model in a callback
         """
@@ -91,6 +160,30 @@ class LookupModel:
 model = LookupModel()
 for batch in batches:
     model.predict(batch)
+""",
+        # the file's own class wraps a network of its own, whose predict is not Keras's
+        """
+class Network:
+    def predict(self, x):
+        return x @ self.weights
+
+class Agent:
+    def __init__(self):
+        self.model = Network()
+
+    def act(self, state):
+        return self.model.predict(state)
+
+agent = Agent()
+for state in states:
+    agent.act(state)
+""",
+        # an imported object with predict, never used as a Keras model in the file
+        """
+from scoring import Scorer
+scorer = Scorer()
+for row in rows:
+    scorer.predict(row)
 """,
         # a loop over one batch runs once
         """
