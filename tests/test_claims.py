@@ -236,7 +236,7 @@ def test_evidence_on_another_release_is_read_from_the_version_matrix(docs):
     ((_, claim),) = page_claims(page, "guide/page.md", docs, doc)
     assert claim.evidence == (MatrixLine("tf2.13", "guide/page.md", 1, "shapes: 4"),)
     out = render_markers(page, "guide/page.md", docs, REPO, doc)
-    assert 'href="../../versions/tf2.13/#entry-tf2-13-docs-guide-page-md"' in out
+    assert 'href="../versions/tf2.13.md#entry-tf2-13-docs-guide-page-md"' in out
     failed = _matrix(docs, "failed", "", "Traceback ...\nTypeError: shapes: 4 refused")
     assert page_claims(page, "guide/page.md", docs, failed)
 

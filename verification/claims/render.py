@@ -120,14 +120,9 @@ def _href(evidence: Evidence, page: str, repo_url: str) -> str:
 
 
 def _page_url(target: str, page: str) -> str:
-    """The URL of ``target``'s page from ``page``'s (both paths from docs/)."""
-
-    def url_dir(name: str) -> str:
-        stem = name.removesuffix(".md")
-        return posixpath.dirname(stem) if stem.endswith("index") else stem
-
-    relative = posixpath.relpath(url_dir(target) or ".", url_dir(page) or ".")
-    return "./" if relative == "." else f"{relative}/"
+    """The link from ``page`` to ``target`` (both paths from docs/), as a Markdown source
+    path: MkDocs turns it into the page's address and checks the anchor."""
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
 
 
 def _title(evidence: Evidence) -> str:
