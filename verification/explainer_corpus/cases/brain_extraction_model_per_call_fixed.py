@@ -25,7 +25,7 @@ def brain_extraction(image):
         _models["unet"] = create_unet_model_3d((8, 8, 8, 1))
         _models["unet"].load_weights(WEIGHTS)
     unet_model = _models["unet"]
-    return unet_model.predict(image[None, ..., None], verbose=0)[0, ..., 0]
+    return unet_model.predict(image[None, ..., None], verbose=0)[0, ..., 0]  # hazard: TFL004
 
 
 create_unet_model_3d((8, 8, 8, 1)).save_weights(WEIGHTS)  # the downloaded weights

@@ -14,7 +14,7 @@ new_model = keras.models.load_model(MODEL_PATH)
 
 
 def prediction(cosine_s):
-    return new_model.predict(cosine_s, verbose=0)
+    return new_model.predict(cosine_s, verbose=0)  # hazard: TFL004
 
 
 for _ in range(4):  # the reporter calls it every time new data arrives
