@@ -1,5 +1,6 @@
 """``python -m verification.lint_corpus run --repositories DIR [--package-path DIR] [--output F]``
 ``python -m verification.lint_corpus export --mirror DIR --to DIR``
+``python -m verification.lint_corpus blind --mirror DIR`` (``verification.lint_corpus.blind``)
 
 ``run`` lints every corpus case (recall on the marked hazards, false findings), the
 pinned repositories found in ``--repositories`` (precision, from the reviews), and two
@@ -25,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--repositories", type=Path, required=True, help="exported snapshots")
     run.add_argument("--package-path", help="import tf_retracing from this folder first")
     run.add_argument("--output", type=Path, help="results file")
+    blind = commands.add_parser("blind", help="score the linter on the blind corpus")
+    blind.add_argument("--mirror", type=Path, required=True, help="git mirrors of its repositories")
     export = commands.add_parser("export", help="export the pinned repositories")
     export.add_argument("--mirror", type=Path, required=True)
     export.add_argument("--to", type=Path, required=True)
@@ -33,6 +36,13 @@ def main(argv: list[str] | None = None) -> int:
         from verification.lint_corpus.repositories import export as export_repositories
 
         export_repositories(options.mirror, options.to)
+        return 0
+    if options.command == "blind":
+        from verification.lint_corpus.blind import run as run_blind
+
+        summary = run_blind(options.mirror)["summary"]
+        for key, value in summary.items():
+            print(f"{key}: {value}")
         return 0
     if options.package_path:
         sys.path.insert(0, options.package_path)

@@ -1,0 +1,78 @@
+"""The blind corpus: marks read and checked, files scored against them (a hazard reached
+through a wrapper counts where it was marked), and the committed results, if any, of the
+linter as it is now."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from benchmarks.code_hash import freshness
+from verification.lint_corpus.blind import (
+    RESULTS,
+    MarkedFile,
+    MarksError,
+    read_marks,
+    score_file,
+    summary,
+)
+
+SOURCE = textwrap.dedent(
+    """\
+    import keras
+    class Agent:
+        def __init__(self):
+            self.model = keras.models.load_model("q.keras")
+        def act(self, state):
+            return self.model.predict(state)
+    agent = Agent()
+    while True:
+        agent.act(state)
+    model = keras.Sequential([keras.layers.Dense(1)])
+    for batch in batches:
+        model.predict(batch)
+    """
+)
+
+
+def test_a_hazard_is_found_at_its_line_or_through_the_call_that_reaches_it():
+    marked = MarkedFile("o/r", "c" * 40, "a.py", "hazard", frozenset({(6, "TFL004")}))
+    scored = score_file(marked, SOURCE)
+    assert scored["missed"] == []
+    # The predict at line 12 was not marked: a finding no mark covers.
+    assert [f[:2] for f in scored["unmarked_findings"]] == [[12, "TFL004"]]
+    assert summary([scored])["precision"] == 0.5
+
+
+def test_a_missed_hazard_lowers_recall():
+    marked = MarkedFile("o/r", "c" * 40, "a.py", "hazard", frozenset({(3, "TFL002")}))
+    counted = summary([score_file(marked, SOURCE)])
+    assert counted["recall"] == 0.0 and counted["by_rule"] == {"TFL002": {"marked": 1, "found": 0}}
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"kind": "maybe"}, r"files\[0\]: kind: 'maybe'"),
+        ({"hazards": [{"line": 3, "rule": "TFL099"}]}, r"hazards\[0\]: needs a line and a rule"),
+        ({"commit": None, "path": None} | {"drop": "path"}, r"files\[0\]: path: missing"),
+    ],
+)
+def test_malformed_marks_name_the_file_and_field(tmp_path, entry, message):
+    good = {"repository": "o/r", "commit": "c", "path": "a.py", "kind": "clean", "hazards": []}
+    bad = {**good, **entry}
+    if "drop" in entry:
+        del bad[entry["drop"]], bad["drop"]
+    path = tmp_path / "marks.json"
+    path.write_text(json.dumps({"files": [bad]}), encoding="utf-8")
+    with pytest.raises(MarksError, match=message):
+        read_marks(path)
+
+
+@pytest.mark.skipif(not RESULTS.exists(), reason="the blind corpus has not been scored yet")
+def test_the_blind_results_are_of_the_linter_as_it_is_now():
+    results = json.loads(RESULTS.read_text(encoding="utf-8"))
+    assert freshness(results["provenance"]) is None
+    assert results["summary"]["files"] >= 40 and results["summary"]["clean_files"] >= 10

@@ -1,0 +1,155 @@
+"""The blind corpus: real files from public repositories the linter was never tuned on,
+their hazards marked (``blind_marks.json``) by someone who had not seen the linter's
+output on them, then scored here against the linter.
+
+``python -m verification.lint_corpus blind --mirror DIR`` reads each file at its commit
+from the git mirrors (``DIR/<owner+name>/repo``), lints it, and writes
+``blind_results.json``: per file, the marked hazards found and missed and the findings no
+mark covers, with recall and precision, and the hash of the linter it measured.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchmarks.code_hash import code_hash
+from benchmarks.files import write_json_whole
+
+HERE = Path(__file__).parent
+MARKS = HERE / "blind_marks.json"
+RESULTS = HERE / "blind_results.json"
+MEASURED = ["snippets/tf_retracing/lint", "verification/lint_corpus/blind.py"]
+RULE_FAMILIES = [f"TFL{n:03d}" for n in range(1, 12)]
+
+
+class MarksError(ValueError):
+    """A marks file that cannot be scored; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class MarkedFile:
+    repository: str
+    commit: str
+    path: str
+    kind: str
+    hazards: frozenset[tuple[int, str]]
+
+
+def read_marks(path: Path = MARKS) -> tuple[dict, list[MarkedFile]]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise MarksError(f"{path}: cannot be read: {error}") from error
+    files = []
+    for index, entry in enumerate(document.get("files", [])):
+        where = f"{path}: files[{index}]"
+        for field in ("repository", "commit", "path", "kind", "hazards"):
+            if field not in entry:
+                raise MarksError(f"{where}: {field}: missing")
+        if entry["kind"] not in ("hazard", "clean"):
+            raise MarksError(f"{where}: kind: {entry['kind']!r} is not hazard or clean")
+        hazards = set()
+        for number, hazard in enumerate(entry["hazards"]):
+            if hazard.get("rule") not in RULE_FAMILIES or not isinstance(hazard.get("line"), int):
+                raise MarksError(f"{where}: hazards[{number}]: needs a line and a rule TFL001-011")
+            hazards.add((hazard["line"], hazard["rule"]))
+        files.append(
+            MarkedFile(
+                entry["repository"],
+                entry["commit"],
+                entry["path"],
+                entry["kind"],
+                frozenset(hazards),
+            )
+        )
+    return document, files
+
+
+def source_of(marked: MarkedFile, mirror: Path) -> str:
+    git_dir = mirror / marked.repository.replace("/", "+") / "repo"
+    shown = subprocess.run(
+        ["git", "-C", str(git_dir), "show", f"{marked.commit}:{marked.path}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if shown.returncode != 0:
+        raise MarksError(f"{marked.repository}@{marked.commit[:12]}:{marked.path}: {shown.stderr}")
+    return shown.stdout
+
+
+def score_file(marked: MarkedFile, source: str) -> dict:
+    from tf_retracing.lint import lint_source
+
+    found, unmarked = set(), []
+    for finding in lint_source(source, marked.path):
+        covered = {
+            (line, rule)
+            for line, rule in marked.hazards
+            if rule == finding.rule
+            and (finding.line <= line <= finding.end_line or line in finding.via)
+        }
+        found |= covered
+        if not covered:
+            unmarked.append([finding.line, finding.rule, finding.message])
+    return {
+        "repository": marked.repository,
+        "commit": marked.commit,
+        "path": marked.path,
+        "kind": marked.kind,
+        "hazards": sorted([line, rule] for line, rule in marked.hazards),
+        "missed": sorted([line, rule] for line, rule in marked.hazards - found),
+        "unmarked_findings": unmarked,
+    }
+
+
+def summary(files: list[dict]) -> dict:
+    hazards = sum(len(f["hazards"]) for f in files)
+    missed = sum(len(f["missed"]) for f in files)
+    unmarked = sum(len(f["unmarked_findings"]) for f in files)
+    findings_true = hazards - missed
+    by_rule = {}
+    for rule in RULE_FAMILIES:
+        marked = sum(1 for f in files for _, r in f["hazards"] if r == rule)
+        lost = sum(1 for f in files for _, r in f["missed"] if r == rule)
+        if marked:
+            by_rule[rule] = {"marked": marked, "found": marked - lost}
+    return {
+        "files": len(files),
+        "repositories": len({f["repository"] for f in files}),
+        "clean_files": sum(1 for f in files if f["kind"] == "clean"),
+        "hazards": hazards,
+        "found": findings_true,
+        "recall": round(findings_true / hazards, 3) if hazards else None,
+        "unmarked_findings": unmarked,
+        "precision": (
+            round(findings_true / (findings_true + unmarked), 3)
+            if findings_true + unmarked
+            else None
+        ),
+        "by_rule": by_rule,
+    }
+
+
+def run(mirror: Path, marks: Path = MARKS, output: Path = RESULTS) -> dict:
+    document, marked = read_marks(marks)
+    files = [score_file(m, source_of(m, mirror)) for m in marked]
+    results = {
+        "schema_version": 1,
+        "provenance": {
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "marked_by": document.get("marked_by", ""),
+            "method": document.get("method", ""),
+            "measured": MEASURED,
+            "code_hash": code_hash(MEASURED),
+            "command": "python -m verification.lint_corpus blind --mirror DIR",
+        },
+        "summary": summary(files),
+        "files": files,
+    }
+    write_json_whole(output, results)
+    return results
