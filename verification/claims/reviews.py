@@ -1,6 +1,8 @@
 """Review records: for a guide page, the probes a reviewer ran to falsify its claims (a new
-shape, dtype, release or call path) and what each showed. One JSON file per page in
-``verification/claims/reviews/``; a malformed file fails the build, naming file and field.
+shape, dtype, release or call path) and what each showed. One JSON file per page and
+reviewer in ``verification/claims/reviews/`` (``guide__causes.md.json``, and a further
+reviewer's ``guide__causes.md--<reviewer>.json``); a malformed file fails the build,
+naming file and field.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ _FIELDS = ("page", "reviewer", "tensorflow", "probes")
 def read_reviews(docs_dir: Path, folder: Path = FOLDER) -> list[dict]:
     """Every review record, checked, in page order."""
     records = [_read(path, docs_dir) for path in sorted(folder.glob("*.json"))]
-    return sorted(records, key=lambda record: record["page"])
+    return sorted(records, key=lambda record: (record["page"], record["reviewer"]))
 
 
 def _read(path: Path, docs_dir: Path) -> dict:
@@ -35,7 +37,8 @@ def _read(path: Path, docs_dir: Path) -> dict:
         _require(record, field, path, list if field == "probes" else str)
     if not (docs_dir / record["page"]).is_file():
         raise ClaimError(f"{path}: page: {record['page']} is not a page of docs/")
-    if path.name != record["page"].replace("/", "__") + ".json":
+    stem = record["page"].replace("/", "__")
+    if path.name != f"{stem}.json" and not path.name.startswith(f"{stem}--"):
         raise ClaimError(f"{path}: page: {record['page']} is not the page this file is named for")
     for index, probe in enumerate(record["probes"]):
         where = f"{path}: probes[{index}]"
