@@ -301,3 +301,11 @@ def test_a_malformed_review_record_names_its_file_and_field(docs, tmp_path, chan
 def test_the_review_records_of_the_repository_are_well_formed():
     for record in read_reviews(DOCS):
         assert record["probes"], record["page"]
+
+
+def test_matrix_evidence_can_be_read_from_another_page_and_repeat_in_one_block(docs):
+    other = 'On 2.13 that page prints 4.[[proof: page.md on tf2.13 "shapes: 4"]]\n'
+    (docs / "guide" / "other.md").write_text(other, encoding="utf-8")
+    doc = _matrix(docs, "differs", "shapes: 4\nshapes: 4\n")
+    ((_, claim),) = page_claims(other, "guide/other.md", docs, doc)
+    assert claim.evidence == (MatrixLine("tf2.13", "guide/page.md", 1, "shapes: 4"),)

@@ -66,8 +66,11 @@ def resolve(
     """``ref``, written on ``page`` (a path from ``docs_dir``), as the evidence it names."""
     if ref.kind == "source":
         return Source(ref.text)
+    target = (
+        posixpath.normpath(posixpath.join(posixpath.dirname(page), ref.page)) if ref.page else page
+    )
     if ref.kind == "matrix":
-        return matrix_line(matrix_doc, ref.entry, page, docs_dir, ref.text, where)
+        return matrix_line(matrix_doc, ref.entry, target, docs_dir, ref.text, where)
     if ref.kind == "results":
         return ResultFigure(ref.file, ref.text, results_value(ref.file, ref.text, where))
     target = (
@@ -156,12 +159,17 @@ def matrix_line(
     if entry is None or entry["environment"]["status"] != "ok":
         raise ClaimError(f"{where}: the version matrix has no entry {entry_id} that ran")
     name = f"docs/{page}"
-    found = [
-        MatrixLine(entry_id, page, index, line)
-        for index in _current_blocks(doc, name, docs_dir / page)
-        for line in _printed(entry["pages"][name]["blocks"][index - 1]).splitlines()
-        if text in line
-    ]
+    if not (docs_dir / page).is_file() or name not in entry["pages"]:
+        raise ClaimError(f"{where}: {page} is not a page the version matrix ran")
+    # A line printed several times by one block is one piece of evidence.
+    found = list(
+        dict.fromkeys(
+            MatrixLine(entry_id, page, index, line)
+            for index in _current_blocks(doc, name, docs_dir / page)
+            for line in _printed(entry["pages"][name]["blocks"][index - 1]).splitlines()
+            if text in line
+        )
+    )
     if len(found) != 1:
         places = ", ".join(f"block {m.block}" for m in found) or "no line"
         raise ClaimError(

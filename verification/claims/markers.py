@@ -12,6 +12,7 @@ marker naming its evidence, written right after the sentence's last character:
 - ``[[proof: on tf2.13 "printed on 2.13"]]``: a line that a block of this page printed
   (or raised) on another setup of the version matrix (an entry id of
   ``verification/matrix/entries.py``), for what holds on which release;
+  ``[[proof: ../dynamic-shapes.md on tf2.20 "..."]]`` reads another page's blocks there;
 - ``[[proof: source https://github.com/...]]``: for history and attribution, a cited
   source (a commit or an address).
 
@@ -129,6 +130,8 @@ def _reference(text: str, where: str) -> EvidenceRef:
         return EvidenceRef("results", file=words[1], text=words[2])
     if len(words) == 3 and words[0] == "on" and text.rstrip().endswith('"'):
         return EvidenceRef("matrix", entry=words[1], text=words[2])
+    if len(words) == 4 and words[0].endswith(".md") and words[1] == "on":
+        return EvidenceRef("matrix", page=words[0], entry=words[2], text=words[3])
     if len(words) == 2 and words[0] == "source":
         if not words[1].startswith(("https://", "http://")):
             raise ClaimError(f"{where}: [[proof: {text}]]: a source is an http(s) address")
