@@ -155,7 +155,7 @@ def test_markers_become_links_and_the_page_lists_its_claims(docs):
     ) in out
     assert "Run it twice. Three dtypes" in out  # the set-aside marker leaves nothing
     listing = out[out.index("??? abstract") :]
-    assert "1. [A new shape is a new trace, every time.](#claim-1)" in listing
+    assert '1. A new shape is a new trace, every time. [↩](#claim-1 "Back to the text")' in listing
     assert "[output of block 1, line 1](#output-1-1): `shapes: 2`" in listing
 
 

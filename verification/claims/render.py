@@ -100,7 +100,7 @@ def _superscript(claim: Claim, page: str, repo_url: str) -> str:
     )
     links = ",".join(
         f'<a href="{html.escape(_href(e, page, repo_url))}" '
-        f'title="{html.escape(_title(e))}">{label}</a>'
+        f'title="{matrix.plain(_title(e))}">{label}</a>'
         for label, e in zip(labels, claim.evidence, strict=True)
     )
     return f'<sup class="claim-ref" id="claim-{claim.number}">{links}</sup>'
@@ -146,7 +146,11 @@ def claims_list(
     )
     lines.append("")
     for claim in claims:
-        lines.append(f"    {claim.number}. [{claim.sentence}](#claim-{claim.number})")
+        # The sentence as the page writes it (a link around it would break on its own
+        # brackets), then a link back to it.
+        lines.append(
+            f'    {claim.number}. {claim.sentence} [↩](#claim-{claim.number} "Back to the text")'
+        )
         for evidence in claim.evidence:
             lines.append(f"        - {_describe(evidence, page, repo_url, matrix_doc, docs_dir)}")
     return "\n".join(lines)
