@@ -136,6 +136,19 @@ REVIEWS: dict[tuple, tuple[bool, str]] = {
         "call (the loop over epsilons): the pattern the rule names, though for 4 images "
         "its cost is small",
     ),
+    review_key(
+        "ageron/handson-ml3", "15_processing_sequences_using_rnns_and_cnns.ipynb", 49, 5, "TFL004"
+    ): (
+        True,
+        "forecasting 14 steps ahead one step at a time: 14 predict calls, each on a "
+        "sequence one step longer (a new shape for predict_function each time)",
+    ),
+    review_key("ageron/handson-ml3", "16_nlp_with_rnns_and_attention.ipynb", 23, 3, "TFL004"): (
+        True,
+        "extend_text calls next_char once per generated character (50 by default), and "
+        "next_char calls shakespeare_model.predict on the whole text so far: a data "
+        "iterator and callbacks per character, on a longer input each time",
+    ),
 }
 
 

@@ -101,6 +101,14 @@ def _runs_once(iterable: ast.AST) -> bool:
     )
 
 
+def _is_self_attribute(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
+
+
 class ModuleFacts(TfFunctionFacts, ModelFacts):
     def __init__(self, tree: ast.Module):
         self.tree = tree
@@ -280,9 +288,12 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                     top = alias.name.split(".")[0]
                     self.aliases[top] = top
                 self.binding_counts[(alias.asname or alias.name).split(".")[0]] += 1
-        elif node.module and node.level == 0:
+        else:
+            # A relative import keeps its dots (``.actor.Actor``): the project's own code,
+            # never TensorFlow's, and still an imported name.
+            module = "." * node.level + (f"{node.module}." if node.module else "")
             for alias in node.names:
-                self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                self.aliases[alias.asname or alias.name] = f"{module}{alias.name}"
                 self.binding_counts[alias.asname or alias.name] += 1
 
     # --- names ---------------------------------------------------------------------------
@@ -368,9 +379,31 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         bound only to calls of that class."""
         if isinstance(receiver, ast.Name) and receiver.id in {"self", "cls"}:
             return ctx.class_
+        if _is_self_attribute(receiver) and ctx.class_ is not None:
+            # self.actor, which the class's methods set only to instances of one class
+            values = self.self_attribute_values(ctx.class_, receiver.attr)
+            return self._class_of_values(values) if values else None
         if not isinstance(receiver, ast.Name):
             return None
         return self.about_name("instance of", receiver.id, ctx, self._class_of_values)
+
+    def self_attribute_values(self, cls: ast.ClassDef, attribute: str) -> list[ast.AST]:
+        """The values the class's methods assign to ``self.<attribute>``."""
+        return self.self_attributes(cls).get(attribute, [])
+
+    def self_attributes(self, cls: ast.ClassDef) -> dict[str, list[ast.AST]]:
+        """Attribute -> the values the class's methods assign to ``self.<attribute>``."""
+        if "_self_attributes" not in self.__dict__:
+            index: dict[int, dict[str, list[ast.AST]]] = {}
+            for node, node_ctx in self.assignments:
+                if node_ctx.class_ is None:
+                    continue
+                for target in node.targets:
+                    if _is_self_attribute(target):
+                        attributes = index.setdefault(id(node_ctx.class_), {})
+                        attributes.setdefault(target.attr, []).append(node.value)
+            self._self_attributes = index
+        return self._self_attributes.get(id(cls), {})
 
     def _class_of_values(self, values: list[ast.AST]) -> ast.ClassDef | None:
         classes = {

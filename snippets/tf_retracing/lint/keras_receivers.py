@@ -70,7 +70,7 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
         return True
     if _self_attribute_models(facts, receiver, ctx):
         return True
-    if _used_as_a_model(facts, receiver, ctx):
+    if _used_as_a_model(facts, receiver, ctx) or _bound_to_built_models(facts, receiver, ctx):
         return True
     name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
     if name is None or "model" not in name.lower():
@@ -90,18 +90,48 @@ _MODEL_ONLY_METHODS = frozenset(
 )
 
 
-def _used_as_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
-    """``yolo = YoloV3(...)`` from an imported constructor whose name says nothing, and
-    ``yolo.load_weights(...)`` (or compile, fit) somewhere in the file: a Keras model."""
-    if not isinstance(receiver, ast.Name) or any(facts.imports(o) for o in _OTHER_PREDICTORS):
+def _bound_to_built_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``classifier = load_model(path)``: a name, however it is called, bound only to
+    models that Keras or the file's own code builds."""
+    if not isinstance(receiver, ast.Name):
         return False
-    imported = facts.about_name(
-        "built by an imported constructor",
-        receiver.id,
-        ctx,
-        lambda values: bool(values) and all(_imported_call(facts, v) for v in values),
+
+    def all_built(values: list[ast.AST]) -> bool:
+        return bool(values) and all(
+            id(value) in facts.contexts and facts.builds_model(value, facts.contexts[id(value)])
+            for value in values
+        )
+
+    return facts.about_name("bound to built models", receiver.id, ctx, all_built)
+
+
+def _used_as_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``yolo = YoloV3(...)`` (or ``self.actor = Actor(...)``) from an imported
+    constructor whose name says nothing, and ``yolo.load_weights(...)`` (or compile, fit)
+    on it somewhere in the file: a Keras model."""
+    if any(facts.imports(other) for other in _OTHER_PREDICTORS):
+        return False
+    if isinstance(receiver, ast.Name):
+        imported = facts.about_name(
+            "built by an imported constructor",
+            receiver.id,
+            ctx,
+            lambda values: bool(values) and all(_imported_call(facts, v) for v in values),
+        )
+    elif ctx.class_ is not None and _self_attribute(receiver):
+        values = facts.self_attribute_values(ctx.class_, receiver.attr)
+        imported = bool(values) and all(_imported_call(facts, v) for v in values)
+    else:
+        return False
+    return imported and _model_methods_called(facts, receiver, ctx)
+
+
+def _self_attribute(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
     )
-    return imported and _model_methods_called(facts, receiver.id)
 
 
 def _imported_call(facts: ModuleFacts, value: ast.AST) -> bool:
@@ -113,17 +143,22 @@ def _imported_call(facts: ModuleFacts, value: ast.AST) -> bool:
     return name is not None and name.split(".")[0] not in _NOT_KERAS
 
 
-def _model_methods_called(facts: ModuleFacts, name: str) -> bool:
+def _model_methods_called(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """load_weights, compile or fit called on the same name (in the same class, for an
+    attribute of ``self``)."""
     cache = facts.__dict__.setdefault("_model_method_receivers", None)
     if cache is None:
         cache = facts._model_method_receivers = {
-            call.func.value.id
-            for call, _ in facts.calls
-            if isinstance(call.func, ast.Attribute)
-            and call.func.attr in _MODEL_ONLY_METHODS
-            and isinstance(call.func.value, ast.Name)
+            _receiver_key(call.func.value, call_ctx)
+            for call, call_ctx in facts.calls
+            if isinstance(call.func, ast.Attribute) and call.func.attr in _MODEL_ONLY_METHODS
         }
-    return name in cache
+    return _receiver_key(receiver, ctx) in cache
+
+
+def _receiver_key(receiver: ast.AST, ctx: Context) -> tuple:
+    owner = id(ctx.class_) if _self_attribute(receiver) else None
+    return owner, ast.unparse(receiver)
 
 
 def _self_attribute_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
@@ -139,13 +174,11 @@ def models_built_by_init(facts: ModuleFacts, cls: ast.ClassDef) -> set[str]:
     init = facts.method(cls, "__init__")
     if init is None:
         return set()
-    index = _self_attributes(facts)
     scope = facts.scope_of(init)
     return {
         attribute
-        for (class_id, attribute), values in index.items()
-        if class_id == id(cls)
-        and any(
+        for attribute, values in facts.self_attributes(cls).items()
+        if any(
             facts.contexts.get(id(value)) is not None
             and facts.contexts[id(value)].scope is scope
             and facts.builds_model(value, facts.contexts[id(value)])
@@ -194,25 +227,7 @@ def _attribute_values(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> li
         return []
     if receiver.value.id != "self" or ctx.class_ is None:
         return []
-    return _self_attributes(facts).get((id(ctx.class_), receiver.attr), [])
-
-
-def _self_attributes(facts: ModuleFacts) -> dict[tuple[int, str], list[ast.AST]]:
-    """(class, attribute) -> the values its methods assign to ``self.<attribute>``."""
-    if "_self_attributes" not in facts.__dict__:
-        index: dict[tuple[int, str], list[ast.AST]] = {}
-        for node, node_ctx in facts.assignments:
-            if node_ctx.class_ is None:
-                continue
-            for target in node.targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    index.setdefault((id(node_ctx.class_), target.attr), []).append(node.value)
-        facts._self_attributes = index
-    return facts._self_attributes
+    return facts.self_attribute_values(ctx.class_, receiver.attr)
 
 
 def _callback_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.keras_receivers import (
+    TRAINING_METHODS,
     is_keras_model,
     model_construction,
     trained_in_scope,
@@ -29,7 +30,7 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
         if _made_in_the_same_loop(facts, call, ctx):
             continue  # a new object, and model, per iteration: TFL002's hazard
         path = _predict_reached(facts, call, ctx, traced, _DEPTH)
-        if path:
+        if path and not _trained_in_the_loop(facts, call, ctx, path):
             names = " -> ".join(name for name, _ in path)
             yield call, f"{MESSAGE} (reached through {names})", tuple(n for _, n in path)
 
@@ -72,6 +73,32 @@ def _predict_reached(facts: ModuleFacts, call: ast.Call, ctx, traced: set, depth
         if deeper:
             return [(name, inner), *deeper]
     return None
+
+
+def _trained_in_the_loop(facts: ModuleFacts, call: ast.Call, ctx, path: list) -> bool:
+    """The innermost loop around ``call`` also fits the model that the predict ``path`` reaches,
+    directly or through the file's functions: as for a predict written in the loop, a new
+    predict function is then expected. Models are told apart by the chain of receivers
+    that leads to them from the loop (``self.target.model`` is not ``self.online.model``)."""
+    model = _chain([call, *(node for _, node in path[:-1])])
+    loop = ctx.loops[-1]  # the innermost: its iterations are what repeat the predict
+    pending = [([c], _DEPTH) for c in ctx.scope.calls if loop in facts.context(c).loops]
+    while pending:
+        calls, depth = pending.pop()
+        last = calls[-1]
+        if _chain(calls) == model and getattr(last.func, "attr", None) in TRAINING_METHODS:
+            return True
+        target = facts.called_function(last, facts.context(last)) if depth else None
+        if target is not None:
+            pending += [([*calls, inner], depth - 1) for inner in facts.scope_of(target).calls]
+    return False
+
+
+def _chain(calls: list[ast.Call]) -> tuple[str, ...]:
+    """The receivers along a chain of calls (``agent``, ``self.model``): which object it
+    ends at. A plain function's call and a method's call on ``self`` keep the object."""
+    receivers = (ast.unparse(c.func.value) for c in calls if isinstance(c.func, ast.Attribute))
+    return tuple(r for r in receivers if r != "self")
 
 
 def _qualified(facts: ModuleFacts, function: ast.AST) -> str:
@@ -126,6 +153,29 @@ yolo.load_weights("yolov3.tf")
 for frame in frames:
     boxes = yolo.predict(frame)
 """,
+        # a model whose name says nothing, loaded by Keras, predicted per detected face
+        """
+classifier = keras.models.load_model("emotions.keras")
+for face in faces:
+    classifier.predict(face[None])
+""",
+        # the file's own wrapper class (its predict calls Keras's) held in an attribute
+        """
+class Network:
+    def __init__(self):
+        self.model = keras.Sequential([keras.layers.Dense(2)])
+
+    def predict(self, x):
+        return self.model.predict(x, verbose=0)
+
+class Agent:
+    def __init__(self):
+        self.target = Network()
+
+    def replay(self, batch):
+        for state in batch:
+            self.target.predict(state)
+""",
         # Keras sets self.model in a callback
         """
 class Report(keras.callbacks.Callback):
@@ -177,6 +227,23 @@ class Agent:
 agent = Agent()
 for state in states:
     agent.act(state)
+""",
+        # the loop's own steps fit the model that the wrapper predicts with
+        """
+class Agent:
+    def __init__(self):
+        self.model = keras.Sequential([keras.layers.Dense(2)])
+
+    def act(self, state):
+        return self.model.predict(state)
+
+    def learn(self, x, y):
+        self.model.fit(x, y, verbose=0)
+
+agent = Agent()
+for state, target in steps:
+    agent.act(state)
+    agent.learn(state, target)
 """,
         # an imported object with predict, never used as a Keras model in the file
         """
