@@ -132,3 +132,27 @@ def test_on_readable_programs_the_traces_recorded_equal_tensorflows_count():
     counted = sum(counter.add.experimental_get_tracing_count() for counter in counters)
     assert len(Counter.add._watch.traces) == counted
     assert all(r.subkind != "unread" for r in body.retrace_reasons + Counter.add.retrace_reasons)
+
+
+def test_a_method_called_on_temporaries_is_explained_as_a_new_object_each_time(caplog):
+    # TensorFlow traces a method called on a temporary with `self` None: the object is
+    # gone by then. Each temporary is a new object with its own traces.
+    class Scorer:
+        @explain_retracing
+        @tf.function
+        def score(self, x):
+            return x * 2
+
+    with caplog.at_level(logging.ERROR, logger="retrace"):
+        for _ in range(3):
+            Scorer().score(tf.ones([2]))
+        kept = Scorer()
+        kept.score(tf.ones([2]))
+        kept.score(tf.ones([3]))
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]  # nothing failed
+    reasons = kept.score.retrace_reasons
+    assert [(r.cause, r.subkind) for r in reasons[:3]] == [("TFR005", "self")] * 3
+    assert "gone by the time it traced" in reasons[0].message
+    assert "a new object (Scorer #1, not an object (already collected))" in reasons[2].message
+    assert reasons[3].kind == "shape"
+    assert len(kept.score._watch.traces) == 5

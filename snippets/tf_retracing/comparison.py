@@ -568,6 +568,28 @@ def new_instance_reason(function: str, number: int, instance: str) -> RetraceRea
     )
 
 
+def gone_instance_reason(function: str, number: int) -> RetraceReason:
+    """A method traced for an instance already gone when it traced: a temporary
+    (``Model().f(x)``), for which TensorFlow passes ``self`` as None; each is new."""
+    message = (
+        f"`{function}` traced again (trace {number}): this is a method called on an object "
+        "that was gone by the time it traced (a temporary, as in `Model().f(x)`: TensorFlow "
+        "then traces with `self` None), and each instance keeps its own traces, so a new "
+        "object per call traces on every call. Keep the object in a variable, create it "
+        "once and call its method"
+    )
+    return RetraceReason(
+        function=function,
+        trace=number,
+        argument="self",
+        kind="object",
+        before="another instance",
+        after="a temporary instance",
+        message=message,
+        subkind="self",
+    )
+
+
 def _object_change(path: str, before: str, after: str) -> Change:
     if path == "self":
         advice = (

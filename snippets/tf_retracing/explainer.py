@@ -101,6 +101,13 @@ _TF_FUNCTION_OPTIONS = frozenset(inspect.signature(tf.function).parameters) - {"
 _changes = comparison.changes  # compares two traces; a module attribute so tests can fail it
 
 
+class _Collected:
+    """Stands for a method's instance that was gone when it traced."""
+
+
+_GONE = weakref.ref(_Collected())  # dead at once: described as an object already collected
+
+
 @dataclasses.dataclass
 class _Trace:
     """What one trace was made for. TensorFlow's trace types are kept only until the
@@ -108,6 +115,7 @@ class _Trace:
 
     tracing: dict | None  # TensorFlow's trace types and context (see _internals)
     instance: weakref.ref | None  # `self`, for a method traced for one instance
+    instance_gone: bool = False  # a method traced after its instance died (a temporary)
     description: TraceDescription | None = None
     key: tuple | None = None  # description_key(description): None if it has none
     reason: RetraceReason | None = None
@@ -205,10 +213,14 @@ class _Watch:
         if tracing is None or not _internals.is_recording_cache(tracing["cache"]):
             return  # not a trace of ours (a clone of a watched function), or unreadable
         cache = tracing["cache"]
-        instance = None if cache is self.root_cache else weakref.ref(args[0])  # a method
+        # A method's instance; TensorFlow passes None for one already gone (a method
+        # called on a temporary, ``Model().f(x)``, traces with ``self`` None).
+        method = cache is not self.root_cache
+        gone = method and args[0] is None
+        instance = (_GONE if gone else weakref.ref(args[0])) if method else None
         # Recorded when TensorFlow adds the trace to its cache (_commit_added_trace); keyed
         # by the tracing frame, as a recursive function traces again inside its own trace.
-        cache.hold(frames, (self, _Trace(tracing, instance)))
+        cache.hold(frames, (self, _Trace(tracing, instance, instance_gone=gone)))
 
     # --8<-- [end:hook]
 
@@ -223,7 +235,9 @@ class _Watch:
         trace.key = description_key(trace.description)
         trace.tracing = None  # TensorFlow's types are not needed any more
         number = len(self.traces) + 1
-        if self.traces:
+        if number > 1 and trace.instance_gone:
+            trace.reason = comparison.gone_instance_reason(self.name, number)
+        elif self.traces:
             trace.reason = self._explain(trace, number)
         elif self.stats.traced:
             trace.reason = self._explain_new_function(number)
