@@ -873,6 +873,31 @@ def test_a_subclass_whose_python_state_changes_its_graph_takes_its_own_route():
     assert_same(predictor.predict(models[0], x), expected(models[0], x))
 
 
+def test_the_template_of_a_subclass_is_held_weakly_and_replaced_after_a_check():
+    x = seeded((4, FEATURES))
+    predictor = SharedGraphPredictor()
+    first = Subclassed(2.0)
+    first(x)
+    predictor.predict(first, x)
+    first_ref = weakref.ref(first)
+    del first
+    gc.collect()
+    assert first_ref() is None  # dropping every model of the class frees them all
+    # The next model takes the template's place only after the usual check: a model
+    # whose call differs is not served from the old graph.
+    other, same = Subclassed(3.0), Subclassed(2.0)
+    other(x), same(x)
+    with pytest.warns(ServingFallbackWarning, match="its call traces another graph than"):
+        assert_same(predictor.predict(other, x), expected(other, x))
+    assert_same(predictor.predict(same, x), expected(same, x))
+    assert predictor.fallback_reason(same) is None
+    traces = predictor.tracing_count
+    later = Subclassed(2.0)
+    later(x)
+    assert_same(predictor.predict(later, x), expected(later, x))
+    assert predictor.tracing_count == traces + 1  # one comparison trace, as for any model
+
+
 def test_a_stateful_rnn_takes_its_own_route_and_keeps_its_state():
     def stateful():
         return keras.Sequential(

@@ -281,7 +281,7 @@ class SharedGraphPredictor:
                 self._architectures.move_to_end(key)
                 return architecture, None
             if key.startswith(_TEMPLATE):
-                architecture, reason = _Architecture(clone=model, template=True), None
+                architecture, reason = _Architecture.of_template(model), None
             else:
                 architecture, reason = _Architecture.build(model, key)
             if reason is not None:
@@ -417,9 +417,23 @@ class _Graph:
 class _Architecture:
     """A clone of one architecture, and its concrete functions by kind of input."""
 
-    clone: keras.Model  # for a subclass: its template, the first model of its class
+    clone: keras.Model | None  # None for a subclass: see template_ref
     graphs: dict = field(default_factory=dict)
     template: bool = False
+    # For a subclass, its template: the first model of its class with these variables,
+    # held weakly so that dropping every model of the class frees them all. Once it is
+    # gone, the model at hand traces the input kinds not traced yet (it takes its place).
+    template_ref: weakref.ref | None = None
+
+    @staticmethod
+    def of_template(model: keras.Model) -> _Architecture:
+        return _Architecture(clone=None, template=True, template_ref=weakref.ref(model))
+
+    def tracer(self, model: keras.Model) -> keras.Model:
+        """The model whose call is traced: the clone, or the template while it lives."""
+        if not self.template:
+            return self.clone
+        return self.template_ref() or model
 
     @staticmethod
     def build(model: keras.Model, key: str) -> tuple[_Architecture | None, str | None]:
@@ -442,14 +456,21 @@ class _Architecture:
     def graph_difference(self, kind, leaves: list, model: keras.Model, traces: list):
         """For a subclass that is not the template: why the graph its own call traces
         differs from the template's, or None. Costs the model one trace, not kept."""
-        if not self.template or model is self.clone:
+        if not self.template:
             return None
-        own = _Architecture(clone=model, template=True)._trace(kind, leaves, model, traces)
-        if own.signature != self.graph(kind, leaves, model, traces).signature:
+        reference = self.graph(kind, leaves, model, traces)
+        template = self.template_ref()
+        if model is template:
+            return None
+        own = _Architecture.of_template(model)._trace(kind, leaves, model, traces)
+        if own.signature != reference.signature:
+            named = f"{template.name!r}, " if template is not None else ""
             return (
-                f"its call traces another graph than {self.clone.name!r}, the first model "
-                f"of its class {type(model).__qualname__} with the same variables"
+                f"its call traces another graph than {named}the first model of its class "
+                f"{type(model).__qualname__} with the same variables"
             )
+        if template is None:  # the template is gone: this model, checked, takes its place
+            self.template_ref = weakref.ref(model)
         return None
 
     def graph(self, kind, leaves: list, model: keras.Model, traces: list) -> _Graph:
@@ -463,7 +484,7 @@ class _Architecture:
     def _trace(self, kind, leaves: list, model: keras.Model, traces: list) -> _Graph:
         structure, leaf_kinds = kind
         specs = [tf.TensorSpec(shape, dtype) for shape, dtype in leaf_kinds]
-        clone = self.clone
+        clone = self.tracer(model)
         normalizations = _adapted_normalizations(clone)
 
         def run(trainable, non_trainable, flat_x, held):  # pragma: no cover - AutoGraph's
