@@ -44,6 +44,7 @@ def page_counts(docs_dir: Path, page: str) -> dict[str, int]:
         "flagged_missing": status["missing"],
         "claims": sum(1 for m in markers if m.kind == "proof"),
         "output": kinds["output"],
+        "matrix": kinds["matrix"],
         "results": kinds["results"],
         "source": kinds["source"],
     }
@@ -60,9 +61,9 @@ def coverage_table(docs_dir: Path, baseline: dict) -> str:
     before = baseline["pages"]
     header = (
         "| Page | Flagged before | Flagged now | With evidence | Set aside | Without | "
-        "Claims | Output lines | Results | Sources |"
+        "Claims | Output lines | Other releases | Results | Sources |"
     )
-    rows = [header, "|---|" + "---:|" * 9]
+    rows = [header, "|---|" + "---:|" * 10]
     total: Counter = Counter()
     for page in guide_pages(docs_dir):
         counts = page_counts(docs_dir, page)
@@ -76,7 +77,7 @@ def coverage_table(docs_dir: Path, baseline: dict) -> str:
 
 def _row(name: str, before: object, c: dict) -> str:
     cells = [before, c["flagged"], c["flagged_proof"], c["flagged_no_claim"], c["flagged_missing"]]
-    cells += [c["claims"], c["output"], c["results"], c["source"]]
+    cells += [c["claims"], c["output"], c["matrix"], c["results"], c["source"]]
     return f"| {name} | " + " | ".join(str(x) for x in cells) + " |"
 
 
