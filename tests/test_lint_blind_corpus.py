@@ -77,3 +77,14 @@ def test_the_blind_results_are_of_the_linter_as_it_is_now():
     assert results["summary"]["files"] >= 40 and results["summary"]["clean_files"] >= 10
     # The first score, the only blind one, is kept beside the latest.
     assert results["first_run"]["summary"]["hazards"] == results["summary"]["hazards"]
+
+
+def test_the_lint_page_shows_the_blind_score_beside_the_latest():
+    from verification.lint_corpus.blind import MARKER, read_results, replace_marker
+
+    data = read_results()
+    page = replace_marker(f"x\n{MARKER}\n", data, lambda path: f"https://example.org/{path}")
+    first = data["first_run"]["summary"]
+    assert f"| {first['found']} of {first['hazards']} |" in page
+    assert f"| {data['summary']['found']} of {data['summary']['hazards']} |" in page
+    assert page.count("line ") >= sum(len(f["missed"]) for f in data["files"])

@@ -1,6 +1,6 @@
 """MkDocs hook: the explainer's, the linter's and the serving predictor's scores on their
 corpora, rendered at build time where a page has ``<!-- explainer-corpus -->``,
-``<!-- lint-corpus -->`` or ``<!-- serving-corpus -->`` from the results files
+``<!-- lint-corpus -->``, ``<!-- lint-blind-corpus -->`` or ``<!-- serving-corpus -->`` from the results files
 ``python -m verification.{explainer,lint,serving}_corpus run`` write. A missing or
 malformed file fails the build, naming the file and the field; the logic lives in
 ``verification``."""
@@ -12,6 +12,7 @@ from mkdocs.exceptions import PluginError
 from verification.corpus_results import ResultsError, render_on_page
 from verification.explainer_corpus import render as explainer_render
 from verification.explainer_corpus.results import read_results as explainer_results
+from verification.lint_corpus import blind as lint_blind
 from verification.lint_corpus import render as lint_render
 from verification.lint_corpus.results import read_results as lint_results
 from verification.serving_corpus import render as serving_render
@@ -21,6 +22,7 @@ CORPORA = (
     ("explainer corpus", explainer_render, explainer_results),
     ("linter corpus", lint_render, lint_results),
     ("serving corpus", serving_render, serving_results),
+    ("linter blind corpus", lint_blind, lint_blind.read_results),
 )
 
 

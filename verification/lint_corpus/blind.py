@@ -166,3 +166,54 @@ def _first_run(output: Path) -> dict | None:
     if previous.get("first_run"):
         return previous["first_run"]
     return {"provenance": previous["provenance"], "summary": previous["summary"]}
+
+
+# --- on the Lint page ---------------------------------------------------------------------
+
+MARKER = "<!-- lint-blind-corpus -->"
+
+
+def read_results(path: Path = RESULTS) -> dict:
+    from verification.corpus_results import ResultsError
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ResultsError(f"{path}: cannot be read: {error}") from error
+
+
+def replace_marker(markdown: str, data: dict, source_link) -> str:
+    return markdown.replace(MARKER, render(data, source_link))
+
+
+def render(data: dict, source_link) -> str:
+    """The first (blind) score and the latest, per rule, with the files missed."""
+    first, latest = data["first_run"], data["summary"]
+    rows = [
+        "| Run | Linter (code hash) | Hazards found | Recall | Findings off the marks |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for label, run in (("first, blind", first), ("latest", data)):
+        summary = run["summary"]
+        rows.append(
+            f"| {label}, {run['provenance']['date']} | `{run['provenance']['code_hash']}` | "
+            f"{summary['found']} of {summary['hazards']} | {summary['recall']:.1%} | "
+            f"{summary['unmarked_findings']} |"
+        )
+    missed = [
+        f"- [`{f['repository']}` `{f['path']}`]({_github(f)}) line {line} ({rule})"
+        for f in data["files"]
+        for line, rule in f["missed"]
+    ]
+    intro = (
+        f"{latest['files']} files from {latest['repositories']} repositories "
+        f"({latest['clean_files']} of them risky-looking clean code), marked by "
+        f"{data['provenance']['marked_by']} "
+        f"([marks]({source_link('verification/lint_corpus/blind_marks.json')}), "
+        f"[results]({source_link('verification/lint_corpus/blind_results.json')}))."
+    )
+    return "\n".join([intro, "", *rows, "", "Hazards the latest linter misses:", "", *missed])
+
+
+def _github(entry: dict) -> str:
+    return f"https://github.com/{entry['repository']}/blob/{entry['commit']}/{entry['path']}"
