@@ -1,7 +1,8 @@
 """MkDocs hook: the explainer's, the linter's and the serving predictor's scores on their
 corpora, rendered at build time where a page has ``<!-- explainer-corpus -->``,
-``<!-- lint-corpus -->``, ``<!-- lint-blind-corpus -->`` or ``<!-- serving-corpus -->`` from the results files
-``python -m verification.{explainer,lint,serving}_corpus run`` write. A missing or
+``<!-- lint-corpus -->``, ``<!-- lint-blind-corpus -->`` or ``<!-- serving-corpus -->``
+from the results files ``python -m verification.{explainer,lint,serving}_corpus run``
+(``lint_corpus blind`` for the blind corpus) write. A missing or
 malformed file fails the build, naming the file and the field; the logic lives in
 ``verification``."""
 
