@@ -18,7 +18,7 @@ docs-env:  ## create or update .venv with what building the site needs (the docs
 	@.ci/bootstrap --no-default-groups --group docs --inexact
 
 serve: docs-env  ## build the site strictly and serve it on http://127.0.0.1:8000
-	@echo ">> serving on http://127.0.0.1:8000 (Ctrl-C to stop)"
+	@echo ">> building the site, then serving it on http://127.0.0.1:8000 (Ctrl-C to stop)"
 	@SITE_URL=http://127.0.0.1:8000/ $(PY) -m verification.site_build serve --dev-addr 127.0.0.1:8000
 
 build: docs-env  ## build the static site into ./site with --strict

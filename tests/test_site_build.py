@@ -114,4 +114,8 @@ def test_the_quiet_build_is_strict_and_keeps_warnings():
     assert "--quiet" not in command("build", [])
     assert not is_shown("INFO    -  Cleaning site directory\n", "build")
     assert is_shown("INFO    -  Serving on http://127.0.0.1:8000/\n", "serve")
+    assert is_shown("INFO    -  Building documentation...\n", "serve")
+    assert is_shown("INFO    -  [10:02:03] Detected file changes\n", "serve")
+    note = "INFO    -  Formatting signatures requires either Black or Ruff to be installed.\n"
+    assert not is_shown(note, "serve") and not is_shown(note, "build")
     assert is_shown("WARNING -  griffe: Unsupported item in __all__\n", "build")

@@ -1,5 +1,5 @@
 """``python -m verification.site_build build|serve [mkdocs options]``: MkDocs with --strict,
-its output passed through except MkDocs's INFO lines (for a build; serve keeps them) and
+its output passed through except MkDocs's INFO lines (serve keeps those of its progress) and
 the start-up log of the kernels that execute the notebooks (TensorFlow's info lines and
 CUDA probe, absl's pre-init notice, ipykernel's transport warning), which TensorFlow 2.21
 prints whatever TF_CPP_MIN_LOG_LEVEL says (the environment is the tests' build's, so that
@@ -28,6 +28,12 @@ KERNEL_START_UP = re.compile(
 
 # Not --quiet: it would also silence the warnings that --strict counts, and pass them.
 MKDOCS_INFO = re.compile(r"^INFO    -  ")
+# What ``serve`` keeps of MkDocs's INFO lines: the build's progress and the address, not
+# plugins' notes (mkdocstrings' "Formatting signatures requires either Black or Ruff").
+SERVE_PROGRESS = re.compile(
+    r"^INFO    -  (Building documentation|Documentation built in|Serving on|"
+    r"\[\d\d:\d\d:\d\d\] (Serving on|Detected file changes|Reloading|Browser connected))"
+)
 
 
 def is_start_up_noise(line: str) -> bool:
@@ -35,8 +41,13 @@ def is_start_up_noise(line: str) -> bool:
 
 
 def is_shown(line: str, action: str) -> bool:
-    """Whether ``line`` of MkDocs's output reaches the terminal."""
-    return not is_start_up_noise(line) and not (action == "build" and MKDOCS_INFO.match(line))
+    """Whether ``line`` of MkDocs's output reaches the terminal: warnings and errors
+    always; of its INFO lines, none for a build, the progress for serve."""
+    if is_start_up_noise(line):
+        return False
+    if MKDOCS_INFO.match(line):
+        return action == "serve" and SERVE_PROGRESS.match(line) is not None
+    return True
 
 
 def command(action: str, options: list[str]) -> list[str]:
