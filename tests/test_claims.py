@@ -309,3 +309,12 @@ def test_matrix_evidence_can_be_read_from_another_page_and_repeat_in_one_block(d
     doc = _matrix(docs, "differs", "shapes: 4\nshapes: 4\n")
     ((_, claim),) = page_claims(other, "guide/other.md", docs, doc)
     assert claim.evidence == (MatrixLine("tf2.13", "guide/page.md", 1, "shapes: 4"),)
+
+
+def test_a_line_that_is_exactly_the_text_wins_over_lines_that_contain_it(docs):
+    page = PAGE.replace('print("dtypes: 3")', 'print("all shapes: 2")').replace(
+        "dtypes: 3\n", "all shapes: 2\n"
+    )
+    (docs / "guide" / "page.md").write_text(page, encoding="utf-8")
+    ((_, claim), *_) = page_claims(page, "guide/page.md", docs)
+    assert claim.evidence == (OutputLine("guide/page.md", 1, 1, "shapes: 2"),)

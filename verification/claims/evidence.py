@@ -90,6 +90,7 @@ def output_line(page: str, docs_dir: Path, text: str, where: str) -> OutputLine:
         for number, line in enumerate(lines, 1)
         if text in line
     ]
+    found = _exact_if_several(found, text)
     if len(found) != 1:
         places = ", ".join(f"block {o.block} line {o.line}" for o in found) or "no line"
         raise ClaimError(
@@ -97,6 +98,15 @@ def output_line(page: str, docs_dir: Path, text: str, where: str) -> OutputLine:
             f"under {page}'s executed blocks; it is in {places}"
         )
     return found[0]
+
+
+def _exact_if_several(found: list, text: str) -> list:
+    """Of several lines that contain ``text``, the one that is exactly ``text``, if one is:
+    ``traces: 2`` names that line even where another says ``..., traces: 2``."""
+    if len(found) < 2:
+        return found
+    exact = [line for line in found if line.text.strip() == text.strip()]
+    return exact if len(exact) == 1 else found
 
 
 def shown_outputs(path: Path) -> list[tuple[int, list[str]]]:
@@ -170,6 +180,7 @@ def matrix_line(
             if text in line
         )
     )
+    found = _exact_if_several(found, text)
     if len(found) != 1:
         places = ", ".join(f"block {m.block}" for m in found) or "no line"
         raise ClaimError(

@@ -4,7 +4,8 @@ A sentence that states how TensorFlow, Keras or the project's tools behave ends 
 marker naming its evidence, written right after the sentence's last character:
 
 - ``[[proof: "after a new dtype: 3"]]``: the output line of an executed block on this page
-  that contains the quoted text (exactly one line of the page's shown output must);
+  that contains the quoted text (exactly one line of the page's shown output must, or
+  exactly one must be that text);
 - ``[[proof: ../causes.md "no hint: 5"]]``: the same, on another page (a path relative to
   this one);
 - ``[[proof: results benchmarks/results/cpu.json scenarios.x.ratio]]``: a figure of a
