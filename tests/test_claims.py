@@ -150,8 +150,8 @@ def test_markers_become_links_and_the_page_lists_its_claims(docs):
     out = render_markers(PAGE, "guide/page.md", docs, REPO, None)
     assert "[[" not in out
     assert (
-        '<sup class="claim-ref" id="claim-1"><a href="#output-1-1" '
-        'title="Output of block 1, line 1: shapes: 2">1</a></sup>'
+        '<sup class="claim-ref" id="claim-1">'
+        '[1](#output-1-1 "Output of block 1, line 1: shapes: 2")</sup>'
     ) in out
     assert "Run it twice. Three dtypes" in out  # the set-aside marker leaves nothing
     listing = out[out.index("??? abstract") :]
@@ -236,7 +236,7 @@ def test_evidence_on_another_release_is_read_from_the_version_matrix(docs):
     ((_, claim),) = page_claims(page, "guide/page.md", docs, doc)
     assert claim.evidence == (MatrixLine("tf2.13", "guide/page.md", 1, "shapes: 4"),)
     out = render_markers(page, "guide/page.md", docs, REPO, doc)
-    assert 'href="../versions/tf2.13.md#entry-tf2-13-docs-guide-page-md"' in out
+    assert "(../versions/tf2.13.md#entry-tf2-13-docs-guide-page-md " in out
     failed = _matrix(docs, "failed", "", "Traceback ...\nTypeError: shapes: 4 refused")
     assert page_claims(page, "guide/page.md", docs, failed)
 

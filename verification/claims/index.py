@@ -15,6 +15,7 @@ from pathlib import Path
 from verification.claims import reviews
 from verification.claims.coverage import Sentence, sentences
 from verification.claims.markers import ClaimError, find_markers
+from verification.search_index import out_of_search
 
 MARKER = "<!-- claims:coverage -->"
 NO_CLAIMS_MARKER = "<!-- claims:set-aside -->"
@@ -104,10 +105,11 @@ def replace_index_marker(markdown: str, docs_dir: Path) -> str:
             f"(`{baseline['command']}`).\n\n"
         )
         markdown = markdown.replace(MARKER, provenance + coverage_table(docs_dir, baseline))
+    # Lists of other pages' sentences and reviewers' notes: data, kept out of search.
     if NO_CLAIMS_MARKER in markdown:
-        markdown = markdown.replace(NO_CLAIMS_MARKER, set_aside_list(docs_dir))
+        listing = out_of_search(set_aside_list(docs_dir))
+        markdown = markdown.replace(NO_CLAIMS_MARKER, listing)
     if reviews.MARKER in markdown:
-        markdown = markdown.replace(
-            reviews.MARKER, reviews.render(reviews.read_reviews(docs_dir), _link)
-        )
+        listing = out_of_search(reviews.render(reviews.read_reviews(docs_dir), _link))
+        markdown = markdown.replace(reviews.MARKER, listing)
     return markdown

@@ -7,7 +7,6 @@ resolved while the page is rendered, so a marker whose evidence is gone fails th
 
 from __future__ import annotations
 
-import html
 import posixpath
 import re
 from dataclasses import dataclass
@@ -98,9 +97,9 @@ def _superscript(claim: Claim, page: str, repo_url: str) -> str:
         if len(claim.evidence) == 1
         else [f"{claim.number}{chr(ord('a') + i)}" for i in range(len(claim.evidence))]
     )
+    # Markdown links, not HTML ones: MkDocs turns a page's .md path into its address.
     links = ",".join(
-        f'<a href="{html.escape(_href(e, page, repo_url))}" '
-        f'title="{matrix.plain(_title(e))}">{label}</a>'
+        f'[{label}]({_href(e, page, repo_url)} "{matrix.plain(_title(e))}")'
         for label, e in zip(labels, claim.evidence, strict=True)
     )
     return f'<sup class="claim-ref" id="claim-{claim.number}">{links}</sup>'
