@@ -13,11 +13,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from verification.claims.markers import Marker, find_markers, prose_ranges
+from verification.claims.markers import INLINE_CODE, Marker, find_markers, prose_ranges
 
 UNIVERSAL = re.compile(r"\b(never|always|only|every|cannot|any|no)\b", re.IGNORECASE)
 NUMBER = re.compile(r"\d")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REFERENCE_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")
 _HTML = re.compile(r"<[^>]+>")
@@ -39,7 +38,7 @@ class Sentence:
     @property
     def must_have_evidence(self) -> bool:
         """A universal word, a number or a version outside inline code."""
-        words = _INLINE_CODE.sub("", self.text)
+        words = INLINE_CODE.sub("", self.text)
         return bool(UNIVERSAL.search(words) or NUMBER.search(words))
 
     @property

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 # Sentences the coverage count flags that are not statements about behaviour: an
 # instruction to the reader, a pointer to another page, or a statement about this site.
 NO_CLAIM_KINDS = ("instruction", "navigation", "site")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _OPENING = re.compile(r"\[\[(?P<kind>proof|no-claim):")
 
 
@@ -64,7 +64,7 @@ def find_markers(markdown: str, page: str) -> list[Marker]:
     markers = []
     for start, end in prose_ranges(markdown):
         # Inline code (a marker shown as an example) is blanked out, keeping every offset.
-        prose = _INLINE_CODE.sub(lambda m: " " * len(m.group()), markdown[start:end])
+        prose = INLINE_CODE.sub(lambda m: " " * len(m.group()), markdown[start:end])
         markdown = markdown[:start] + prose + markdown[end:]
         position = start
         while (match := _OPENING.search(markdown, position, end)) is not None:

@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tf_retracing.lint import lint_source
+
 from benchmarks.code_hash import code_hash
 from benchmarks.files import write_json_whole
+from verification.lint_corpus.runner import score_findings
 
 HERE = Path(__file__).parent
 MARKS = HERE / "blind_marks.json"
@@ -83,19 +86,7 @@ def source_of(marked: MarkedFile, mirror: Path) -> str:
 
 
 def score_file(marked: MarkedFile, source: str) -> dict:
-    from tf_retracing.lint import lint_source
-
-    found, unmarked = set(), []
-    for finding in lint_source(source, marked.path):
-        covered = {
-            (line, rule)
-            for line, rule in marked.hazards
-            if rule == finding.rule
-            and (finding.line <= line <= finding.end_line or line in finding.via)
-        }
-        found |= covered
-        if not covered:
-            unmarked.append([finding.line, finding.rule, finding.message])
+    found, unmarked = score_findings(lint_source(source, marked.path), marked.hazards)
     return {
         "repository": marked.repository,
         "commit": marked.commit,

@@ -12,21 +12,26 @@ from verification.lint_corpus.cases import LintCase
 from verification.lint_corpus.repositories import REPOSITORIES, REVIEWS, Repository, review_key
 
 
-def score_case(case: LintCase) -> dict:
-    findings = lint_source(case.text, case.path)
-    found = set()
-    false = []
+def score_findings(findings, hazards: frozenset) -> tuple[set, list]:
+    """The marked (line, rule) hazards the findings cover, and each finding no mark covers
+    as [line, rule, message]. A finding at a loop's call covers the hazard it reached in
+    the file's own code (its ``via`` lines)."""
+    found, uncovered = set(), []
     for finding in findings:
-        # A finding at a loop's call covers the hazard it reached in the file's own code.
         covered = {
             (line, code)
-            for line, code in case.hazards
+            for line, code in hazards
             if code == finding.rule
             and (finding.line <= line <= finding.end_line or line in finding.via)
         }
         found |= covered
         if not covered:
-            false.append([finding.line, finding.rule, finding.message])
+            uncovered.append([finding.line, finding.rule, finding.message])
+    return found, uncovered
+
+
+def score_case(case: LintCase) -> dict:
+    found, false = score_findings(lint_source(case.text, case.path), case.hazards)
     return {
         "id": case.id,
         "path": case.path,
