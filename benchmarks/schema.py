@@ -166,6 +166,9 @@ SERVING_ARCHITECTURES = record(
     }
 )
 
+# A percentile of request times with its bootstrap interval.
+PERCENTILE = record(dict.fromkeys(("value", "ci_low", "ci_high"), POSITIVE))
+
 # Measurements of a scenario beyond its variants, by scenario name; others have null.
 EXTRA = {
     "weight_cache": record(
@@ -195,6 +198,19 @@ EXTRA = {
                     **dict.fromkeys(("retraces", "rounds"), COUNT),
                     **dict.fromkeys(("plain_s", "watched_s", "plain_ms_per_retrace"), POSITIVE),
                     **dict.fromkeys(("extra_percent", "extra_ms_per_retrace"), NUMBER),
+                }
+            ),
+        }
+    ),
+    "many_tenants": record(
+        {
+            "tenants": rows(
+                {
+                    **dict.fromkeys(("architecture", "variant", "label", "popularity"), TEXT),
+                    **dict.fromkeys(("tenants", "requests", "first_pass_traces"), COUNT),
+                    **dict.fromkeys(("p50_ms", "p99_ms"), PERCENTILE),
+                    **dict.fromkeys(("weights_kb", "model_kb", "first_request_ms"), POSITIVE),
+                    **dict.fromkeys(("traces_per_1000", "serving_kb_per_tenant"), NUMBER),
                 }
             ),
         }

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from tf_retracing import (
+    EagerDifferenceWarning,
     ServingFallbackWarning,
     SharedGraphPredictor,
     StaleKerasStateWarning,
@@ -316,6 +317,75 @@ def test_a_garbage_collected_model_is_released():
     gc.collect()
     assert released() is None
     assert predictor.architecture_count == 1  # the trace stays for the next such model
+
+
+def with_nan_weight(model):
+    weights = model.get_weights()
+    weights[0][0, 0] = np.nan
+    model.set_weights(weights)
+    return model
+
+
+def served_with_warnings(predictor, model, x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = predictor.predict(model, x)
+    return out, [w.category for w in caught], [str(w.message) for w in caught]
+
+
+def test_a_nan_weight_the_graph_turns_into_numbers_is_served_shared_and_named():
+    # A Dense fused with its Relu gives 0 for NaN in a graph, NaN eagerly: the shared
+    # graph answers as the model's own tf.function does, and the warning says how that
+    # differs from model(x).
+    predictor = SharedGraphPredictor()
+    x = seeded((4, FEATURES))
+    predictor.predict(randomise(sequential(), 1), x)
+    model = with_nan_weight(randomise(sequential(), 2))
+    traces_before = predictor.tracing_count
+    out, categories, messages = served_with_warnings(predictor, model, x)
+    assert categories == [EagerDifferenceWarning], messages
+    assert f"model {model.name!r} gives NaN in 12 of 12 output values" in messages[0]
+    assert "and in 0 in a traced graph" in messages[0]
+    assert predictor.fallback_reason(model) is None
+    assert np.isnan(model(x, training=False).numpy()).all()  # eager: NaN everywhere
+    own = tf.function(lambda x: model(x, training=False))(x)
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(own))
+    assert_same(out, own)
+    # One verification trace of the model's own function; the next call traces nothing.
+    assert predictor.tracing_count == traces_before + 1
+    _, categories, _ = served_with_warnings(predictor, model, x)
+    assert categories == [] and predictor.tracing_count == traces_before + 1
+
+
+def test_a_nan_output_eager_and_graph_agree_on_is_served_without_a_warning():
+    predictor = SharedGraphPredictor()
+    x = seeded((4, FEATURES))
+    predictor.predict(randomise(sequential(activation=None), 1), x)
+    model = with_nan_weight(randomise(sequential(activation=None), 2))
+    out, categories, messages = served_with_warnings(predictor, model, x)
+    assert categories == [], messages
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(model(x, training=False)))
+    assert np.isnan(out).any()
+
+
+def test_a_graph_that_differs_from_its_own_function_beyond_nan_still_falls_back(monkeypatch):
+    # The own traced function is the reference only where it agrees: were it to differ
+    # from the shared graph, the model leaves the shared route, naming both.
+    from tf_retracing import serving
+
+    real = serving._OwnFunction.__call__
+    monkeypatch.setattr(
+        serving._OwnFunction,
+        "__call__",
+        lambda self, x, held: (real(self, x, held)[0] + 1.0, None),
+    )
+    predictor = SharedGraphPredictor()
+    x = seeded((4, FEATURES))
+    predictor.predict(randomise(sequential(), 1), x)
+    model = with_nan_weight(randomise(sequential(), 2))
+    _, categories, messages = served_with_warnings(predictor, model, x)
+    assert ServingFallbackWarning in categories, messages
+    assert "differs from its own traced function" in predictor.fallback_reason(model)
 
 
 def test_least_recently_used_architecture_is_dropped():

@@ -51,6 +51,7 @@ _TENSORFLOW_NAMES = frozenset(
         "KINDS",
         "RetraceReason",
         "RetracingBudgetExceeded",
+        "EagerDifferenceWarning",
         "ServingFallbackWarning",
         "SharedGraphPredictor",
         "StaleKerasStateWarning",
@@ -137,6 +138,7 @@ def _load_tensorflow_tools() -> dict[str, object]:
         RetracingBudgetExceeded,
     )
     from tf_retracing.serving import (
+        EagerDifferenceWarning,
         ServingFallbackWarning,
         SharedGraphPredictor,
         StaleKerasStateWarning,
@@ -150,6 +152,7 @@ def _load_tensorflow_tools() -> dict[str, object]:
         "KINDS": KINDS,
         "RetraceReason": RetraceReason,
         "RetracingBudgetExceeded": RetracingBudgetExceeded,
+        "EagerDifferenceWarning": EagerDifferenceWarning,
         "ServingFallbackWarning": ServingFallbackWarning,
         "SharedGraphPredictor": SharedGraphPredictor,
         "StaleKerasStateWarning": StaleKerasStateWarning,

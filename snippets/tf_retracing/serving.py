@@ -63,6 +63,7 @@ import tensorflow as tf
 from tf_retracing import _internals
 
 __all__ = [
+    "EagerDifferenceWarning",
     "ServingFallbackWarning",
     "SharedGraphPredictor",
     "StaleKerasStateWarning",
@@ -77,6 +78,11 @@ class ServingFallbackWarning(UserWarning):
 
 class StaleKerasStateWarning(UserWarning):
     """A model's own call answers from state Keras derived from older weights."""
+
+
+class EagerDifferenceWarning(UserWarning):
+    """A model's traced graphs (the shared one and its own) agree with each other but not
+    with its eager call: TensorFlow's graph and eager kernels differ on NaN."""
 
 
 class UnsharableModelError(TypeError):
@@ -264,9 +270,17 @@ class SharedGraphPredictor:
                 mismatch = architecture.graph_difference(kind, leaves, model, self._traces)
         if mismatch is None:
             held = _held_statistics(served.normalizations)
-            mismatch = _verification_mismatch(
-                model, kind[0], leaves, lambda probe: graph.call(served.handles, probe, held)[0]
+            # Traced only where the eager call and the graph differ on NaN, and once.
+            own_function = functools.cache(lambda: _OwnFunction(model, self._traces))
+            mismatch, eager_note = _verification_mismatch(
+                model,
+                kind[0],
+                leaves,
+                lambda probe: graph.call(served.handles, probe, held)[0],
+                lambda x: own_function()(x, held)[0],
             )
+            if eager_note is not None:
+                _warn_at_caller(eager_note, EagerDifferenceWarning)
         if mismatch is not None:
             own = self._own_route(model, mismatch)
             served.own, served.reason, served.handles = own.own, own.reason, []
@@ -758,14 +772,50 @@ TOLERANCES = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-4, "float64": 1e-
 # --8<-- [end:tolerances]
 
 
-def _verification_mismatch(model: keras.Model, structure, leaves: list, shared) -> str | None:
-    """Compare the shared graph with ``model(x, training=False)`` on x and a probe."""
+def _verification_mismatch(
+    model: keras.Model, structure, leaves: list, shared, own_graph
+) -> tuple[str | None, str | None]:
+    """Compare the shared graph with ``model(x, training=False)`` on x and a probe: the
+    mismatch, if any, and a note for a model whose graphs differ from its eager call only
+    where NaN is. TensorFlow's graph kernels may turn NaN into a number (a MatMul fused
+    with its Relu gives 0) where eager ones keep it, so there the model's own traced
+    function is the reference: serving it instead would give the same answer."""
+    note = None
     for probe in (leaves, _perturbed(leaves)):
-        expected = _weights_defined_output(model, _unflatten(structure, probe))
-        mismatch = _outputs_mismatch(shared(probe), expected)
+        x = _unflatten(structure, probe)
+        got, expected = shared(probe), _weights_defined_output(model, x)
+        mismatch = _outputs_mismatch(got, expected)
+        if mismatch is not None and _nan_positions_differ(got, expected):
+            own_mismatch = _outputs_mismatch(got, own_graph(x))
+            if own_mismatch is not None:
+                own = f"its own traced function ({own_mismatch})"
+                return f"the shared graph's output differs from {own}", None
+            note = _eager_difference_note(model, got, expected)
+            continue
         if mismatch is not None:
-            return f"the shared graph's output differs from model(x) ({mismatch})"
-    return None
+            return f"the shared graph's output differs from model(x) ({mismatch})", None
+    return None, note
+
+
+def _nan_positions_differ(got: Any, expected: Any) -> bool:
+    return any(
+        np.asarray(g).shape == np.asarray(e).shape
+        and np.issubdtype(np.asarray(e).dtype, np.floating)
+        and not np.array_equal(np.isnan(np.asarray(g)), np.isnan(np.asarray(e)))
+        for g, e in zip(tf.nest.flatten(got), tf.nest.flatten(expected), strict=False)
+    )
+
+
+def _eager_difference_note(model: keras.Model, graph_output: Any, eager_output: Any) -> str:
+    graph_nan = sum(int(np.isnan(np.asarray(o)).sum()) for o in tf.nest.flatten(graph_output))
+    eager_nan = sum(int(np.isnan(np.asarray(o)).sum()) for o in tf.nest.flatten(eager_output))
+    size = sum(int(np.asarray(o).size) for o in tf.nest.flatten(eager_output))
+    return (
+        f"model {model.name!r} gives NaN in {eager_nan} of {size} output values when called "
+        f"eagerly and in {graph_nan} in a traced graph (TensorFlow's graph and eager kernels "
+        "differ on NaN, e.g. through a fused Relu): it is served from the shared graph, which "
+        "answers as its own tf.function does, not as model(x) does; check its weights for NaN"
+    )
 
 
 # One model at a time: the reference call briefly replaces a layer's derived statistics.
