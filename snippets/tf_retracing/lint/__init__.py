@@ -4,9 +4,11 @@ Jupyter notebooks, without running them or importing TensorFlow.
 The layout: ``engine`` finds, reads and parses files (``notebooks`` turns a notebook into
 one program); ``facts`` gathers in one pass what the rules share (``context``: where each
 node runs; ``tf_functions`` and ``models``: the tf.functions and Keras models the file
-defines), and ``varying``, ``bodies`` and ``keras_receivers`` derive more from it; each
-rule is a module of ``rules`` (``rule`` says what one declares) with its code, message,
-guide link and examples; ``output`` and ``cli`` print.
+defines), and ``varying``, ``bodies`` and ``keras_receivers`` derive more from it, kept
+once per module by ``ModuleFacts.derived``; each rule code is one module of ``rules``
+(``rule`` says what one declares) with its message, guide link and examples; ``output``
+and ``cli`` print. Imports run one way, from the rules down to ``syntax``: what two rules
+share lives below both, never in a rule (``tests/test_lint_layout.py``).
 
 ``python -m tf_retracing.lint PATH ...`` (or ``tf-retracing lint PATH ...``) prints one
 line per finding: file, line, column, rule, message and the guide section that explains

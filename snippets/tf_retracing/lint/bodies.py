@@ -149,9 +149,7 @@ class TracedBodies:
 
 def bodies(facts: ModuleFacts) -> TracedBodies:
     """One TracedBodies per module, shared by the rules."""
-    if "_traced_bodies" not in facts.__dict__:
-        facts._traced_bodies = TracedBodies(facts)
-    return facts._traced_bodies
+    return facts.derived(TracedBodies)
 
 
 def _reads(node: ast.AST) -> set[str]:

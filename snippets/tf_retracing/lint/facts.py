@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ast
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from tf_retracing.lint.context import Context, Scope
 from tf_retracing.lint.models import KERAS, ModelFacts
@@ -30,6 +31,8 @@ from tf_retracing.lint.syntax import (
     walk,
 )
 from tf_retracing.lint.tf_functions import TfFunctionFacts, TracedFunction
+
+T = TypeVar("T")
 
 _CONTEXT_CHANGERS = (*SCOPES, *COMPREHENSIONS, *LOOP_STATEMENTS, *GUARDS)
 _RECORDED = (
@@ -126,6 +129,7 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         # (outermost loop of a scope, name) -> the values bound to the name inside it
         self.loop_bindings: dict[tuple[int, str], list[ast.AST]] = defaultdict(list)
         self.binding_counts: Counter[str] = Counter()
+        self._derived: dict[Callable, object] = {}  # see derived()
         self._walk()
         self.relevant = any(self.imports(package) for package in ("tensorflow", *KERAS))
         if not self.relevant:
@@ -538,14 +542,13 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             loops, repeated = ctx.loops, self.repeated
         return bool(loops) or (ctx.function is not None and id(ctx.function) in repeated)
 
-    @property
-    def varying(self):
-        """The Python values that change between iterations (computed on first use)."""
-        if "_varying" not in self.__dict__:
-            from tf_retracing.lint.varying import VaryingValues
-
-            self._varying = VaryingValues(self)
-        return self._varying
+    def derived(self, build: Callable[[ModuleFacts], T]) -> T:
+        """``build(self)``, computed on first use and kept for the module: how the modules
+        above this one (``varying``, ``bodies``, ``keras_receivers``) share what they
+        derive from these facts among the rules, without this module importing them."""
+        if build not in self._derived:
+            self._derived[build] = build(self)
+        return self._derived[build]
 
     def body_nodes(self, definition: ast.AST) -> list[tuple[ast.AST, Context]]:
         """The nodes of a function's body that run when it runs (not nested defs)."""

@@ -75,7 +75,7 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
     name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
     if name is None or "model" not in name.lower():
         return False
-    if any(facts.imports(other) for other in _OTHER_PREDICTORS) or _own_predictor(facts):
+    if any(facts.imports(other) for other in _OTHER_PREDICTORS) or facts.derived(_own_predictor):
         return False
     if isinstance(receiver, ast.Name):
         return facts.about_name(
@@ -146,14 +146,15 @@ def _imported_call(facts: ModuleFacts, value: ast.AST) -> bool:
 def _model_methods_called(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
     """load_weights, compile or fit called on the same name (in the same class, for an
     attribute of ``self``)."""
-    cache = facts.__dict__.setdefault("_model_method_receivers", None)
-    if cache is None:
-        cache = facts._model_method_receivers = {
-            _receiver_key(call.func.value, call_ctx)
-            for call, call_ctx in facts.calls
-            if isinstance(call.func, ast.Attribute) and call.func.attr in _MODEL_ONLY_METHODS
-        }
-    return _receiver_key(receiver, ctx) in cache
+    return _receiver_key(receiver, ctx) in facts.derived(_model_method_receivers)
+
+
+def _model_method_receivers(facts: ModuleFacts) -> set[tuple]:
+    return {
+        _receiver_key(call.func.value, call_ctx)
+        for call, call_ctx in facts.calls
+        if isinstance(call.func, ast.Attribute) and call.func.attr in _MODEL_ONLY_METHODS
+    }
 
 
 def _receiver_key(receiver: ast.AST, ctx: Context) -> tuple:
@@ -189,14 +190,12 @@ def models_built_by_init(facts: ModuleFacts, cls: ast.ClassDef) -> set[str]:
 
 def _own_predictor(facts: ModuleFacts) -> bool:
     """The file defines a class with a ``predict`` method that is not a Keras model: a
-    name like ``model`` may well be one of those."""
-    if "_own_predictor" not in facts.__dict__:
-        facts._own_predictor = any(
-            facts.method(cls, "predict") is not None and not facts.is_keras_model_class(cls)
-            for classes in facts.classes.values()
-            for cls in classes
-        )
-    return facts._own_predictor
+    name like ``model`` may well be one of those. (Once per module: ``facts.derived``.)"""
+    return any(
+        facts.method(cls, "predict") is not None and not facts.is_keras_model_class(cls)
+        for classes in facts.classes.values()
+        for cls in classes
+    )
 
 
 def _all_may_be_models(facts: ModuleFacts, values: list[ast.AST]) -> bool:

@@ -272,3 +272,8 @@ class VaryingValues:
                 is_constant(v, _SCALARS) for v in values
             )
         return self._constant_names[key]
+
+
+def varying_values(facts: ModuleFacts) -> VaryingValues:
+    """One VaryingValues per module, shared by the rules."""
+    return facts.derived(VaryingValues)

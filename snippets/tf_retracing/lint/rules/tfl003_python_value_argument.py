@@ -8,17 +8,19 @@ from collections.abc import Iterator
 
 from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.rule import Rule
+from tf_retracing.lint.varying import varying_values
 
 
 def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
     for call, traced, ctx in facts.traced_calls():
         if traced.has_signature:
             continue  # a signature converts the value to a tensor
-        varying = facts.varying.names(ctx)
+        values = varying_values(facts)
+        varying = values.names(ctx)
         if not varying:
             continue
         for argument in [*call.args, *(k.value for k in call.keywords)]:
-            found = facts.varying.classify(argument, ctx, varying)
+            found = values.classify(argument, ctx, varying)
             if found.scalar and found.varying is not None:
                 yield argument, _message(found.varying, traced.name, ctx)
 

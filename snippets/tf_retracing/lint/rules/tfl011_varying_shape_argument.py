@@ -11,6 +11,7 @@ from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.keras_receivers import is_keras_model
 from tf_retracing.lint.rule import Rule
 from tf_retracing.lint.syntax import walk
+from tf_retracing.lint.varying import varying_values
 
 # Constructors whose result's shape comes from some arguments: name -> (positions of
 # those arguments, or None for all; keywords that give the shape).
@@ -51,7 +52,7 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
         target = _target(facts, call, ctx)
         if target is None:
             continue
-        varying = facts.varying.names(ctx)
+        varying = varying_values(facts).names(ctx)
         if not varying:
             continue
         for argument in [*call.args, *(k.value for k in call.keywords)]:
