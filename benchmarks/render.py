@@ -20,12 +20,13 @@ from benchmarks.measure import relative_half_width
 from benchmarks.scenarios import NAMES
 from benchmarks.scenarios.base import COLD, STEADY
 from benchmarks.schema import DEVICES, ResultsFile
+from benchmarks.serving_goals import DISPATCH_GOAL, DISPATCH_SHARE, FLOOR_LIMIT, goal_rows
 
 DEVICE_NAMES = {device: device.upper() for device in DEVICES}
 MARKER = re.compile(r"^<!--\s*benchmark:(?P<kind>[\w-]+)(?:\s+(?P<name>\S+))?\s*-->[ \t]*$", re.M)
 LOOSE_MARKER = re.compile(r"^.*<!--\s*benchmark:.*$", re.M)
 KINDS_WITH_NAME = ("table", "plot")
-KINDS_ALONE = ("claims", "gpu", "runs")
+KINDS_ALONE = ("claims", "gpu", "runs", "serving-goals")
 
 # Colours legible on both Material's light (white) and slate (dark blue-grey) backgrounds.
 INK = "#8a8f98"
@@ -336,6 +337,31 @@ def many_tenants_extra(result: Mapping[str, Any]) -> str:
             f"| {number(row['serving_kb_per_tenant'])} |"
             for row in mine
         ]
+    return "\n".join(lines) + "\n" + ray_serve_table(result["extra"]["ray_serve"])
+
+
+RAY_SERVE_LABELS = {
+    "dedicated": "a `tf.function` per model loaded",
+    "shared": "one `SharedGraphPredictor` per replica",
+}
+
+
+def ray_serve_table(rows: list) -> str:
+    lines = [
+        "\n**Ray Serve**, two replicas keeping the 4 tenants each used last "
+        "(`@serve.multiplexed`), requests over HTTP on loopback, 4 at a time; milliseconds "
+        "with 95% intervals; memory: the larger replica's resident memory at the end:\n",
+        "| Tenants | Each replica serves through | Requests | Wrong answers | p50 (ms) "
+        "| p99 (ms) | Traces per 1,000 requests | Replica memory (MB) |",
+        "|--:|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {row['tenants']:,} | {label_text(RAY_SERVE_LABELS[row['variant']])} "
+        f"| {row['requests']:,} | {row['wrong']} | {_percentile_text(row['p50_ms'])} "
+        f"| {_percentile_text(row['p99_ms'])} | {number(row['traces_per_1000'])} "
+        f"| {number(row['replica_rss_mb'])} |"
+        for row in rows
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -413,6 +439,57 @@ def runs_table(results: Mapping[str, ResultsFile]) -> str:
         "| Peak host memory (MB) | Date | Commit |\n"
         "|---|---|---|--:|--:|--:|--:|---|---|\n" + "\n".join(rows) + "\n"
     )
+
+
+def _interval(value: tuple[float, float, float]) -> str:
+    return f"{number(value[0])} ({number(value[1])}–{number(value[2])})"
+
+
+def serving_goals_section(results: Mapping[str, ResultsFile]) -> str:
+    """Per device with a ``serving_architectures`` result: how many architectures meet
+    each speed goal (benchmarks/serving_goals.py), and every miss with its price."""
+    parts = []
+    for device in DEVICES:
+        if device in results and "serving_architectures" in results[device].scenarios:
+            rows = goal_rows(results[device].scenarios["serving_architectures"])
+            parts.append(f"**{DEVICE_NAMES[device]}**\n\n{_goals_text(rows)}")
+    if not parts:
+        raise MarkerError("serving-goals: no results for scenario 'serving_architectures'")
+    return "\n".join(parts)
+
+
+def _goals_text(rows: list[dict]) -> str:
+    applying = [row for row in rows if row["dispatch_met"] is not None]
+    lines = [
+        f"The floor (a shared call takes at most {FLOOR_LIMIT:g} of the model's own concrete "
+        "function, upper end of the 95% interval) holds for "
+        f"{sum(row['floor_met'] for row in rows)} of {len(rows)} architectures and batch "
+        f"sizes. Where `tf.function`'s dispatch is at least {DISPATCH_SHARE:.0%} of a "
+        f"dedicated call ({len(applying)} of them), the shared graph takes at most "
+        f"{DISPATCH_GOAL:g} of that call in {sum(row['dispatch_met'] for row in applying)}.\n",
+    ]
+    misses = [row for row in rows if not row["floor_met"] or row["dispatch_met"] is False]
+    if misses:
+        lines += [
+            "| Architecture | Batch | Shared / own concrete function | Shared / dedicated "
+            "`tf.function` | Dispatch share | Why the shared graph costs more |",
+            "|---|--:|--:|--:|--:|---|",
+        ]
+        lines += [
+            f"| {text(row['architecture'])} | {row['batch']} | {_interval(row['floor'])} "
+            f"| {_interval(row['dispatch'])} | {row['dispatch_share']:.0%} "
+            f"| {_price_text(row)} |"
+            for row in misses
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _price_text(row: dict) -> str:
+    if row["price"]:
+        return label_text(row["price"])
+    if row["floor"][0] <= 1 and row["dispatch"][0] <= DISPATCH_GOAL:
+        return "none known: the median meets both goals, only the interval's upper end does not"
+    return "none found yet"
 
 
 def gpu_section(results: Mapping[str, ResultsFile]) -> str:
@@ -634,7 +711,13 @@ def replace_markers(
         kind, name = match["kind"], match["name"]
         marker = match.group(0).strip()
         if kind in KINDS_ALONE and name is None:
-            return {"claims": claims_table, "gpu": gpu_section, "runs": runs_table}[kind](results)
+            alone = {
+                "claims": claims_table,
+                "gpu": gpu_section,
+                "runs": runs_table,
+                "serving-goals": serving_goals_section,
+            }
+            return alone[kind](results)
         if kind not in KINDS_WITH_NAME or name is None:
             raise MarkerError(f"{page}: unknown benchmark marker {marker!r}")
         if name not in NAMES:

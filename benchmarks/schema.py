@@ -213,6 +213,15 @@ EXTRA = {
                     **dict.fromkeys(("traces_per_1000", "serving_kb_per_tenant"), NUMBER),
                 }
             ),
+            "ray_serve": rows(
+                {
+                    "variant": TEXT,
+                    **dict.fromkeys(("tenants", "requests", "wrong", "replicas"), COUNT),
+                    **dict.fromkeys(("p50_ms", "p99_ms"), PERCENTILE),
+                    "traces_per_1000": NUMBER,
+                    "replica_rss_mb": POSITIVE,
+                }
+            ),
         }
     ),
     "trace_memory": record(

@@ -201,6 +201,63 @@ def tenant_rows(counts: tuple[int, ...], requests: int) -> list[dict]:
     return rows
 
 
+RAY_PORT = 8731
+
+
+def ray_serve_rows(counts: tuple[int, ...], requests: int) -> list[dict]:
+    """The Ray Serve example (``snippets/ray_serve_tenants.py``) on a local cluster: both
+    deployments up at once, 2 replicas each, then a bounded load test per tenant count,
+    first on the functions per model, then on the shared graph."""
+    import tempfile
+    from pathlib import Path
+
+    import ray
+    from ray import serve
+
+    from snippets import ray_serve_tenants as example
+
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        tenants = example.save_tenants(Path(folder), max(counts), seed=SEED)
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            serve.start(http_options={"host": "127.0.0.1", "port": RAY_PORT})
+            for name, shared in (("dedicated", False), ("shared", True)):
+                app = example.TenantServer.options(name=name).bind(folder, shared)
+                serve.run(app, name=name, route_prefix=f"/{name}")
+            for count in counts:
+                chosen = {f"tenant-{k}": tenants[f"tenant-{k}"] for k in range(count)}
+                for name in ("dedicated", "shared"):
+                    url = f"http://127.0.0.1:{RAY_PORT}/{name}"
+                    before = _traces_after_warm_up(example, url, chosen)
+                    times, wrong, replicas = example.load_test(url, chosen, requests, seed=count)
+                    traces = sum(r["traces"] for r in replicas.values()) - before
+                    rows.append(
+                        {
+                            "tenants": count,
+                            "variant": name,
+                            "requests": requests,
+                            "wrong": wrong,
+                            "replicas": len(replicas),
+                            "p50_ms": percentile_ci(times, 50, SEED),
+                            "p99_ms": percentile_ci(times, 99, SEED),
+                            "traces_per_1000": 1000 * traces / requests,
+                            "replica_rss_mb": max(r["rss_mb"] for r in replicas.values()),
+                        }
+                    )
+        finally:
+            serve.shutdown()
+            ray.shutdown()
+    return rows
+
+
+def _traces_after_warm_up(example, url: str, tenants: dict) -> int:
+    """Traces the replicas had made before a load test, read from a short warm-up (one
+    request per tenant, a few at a time, so that both replicas answer)."""
+    _, _, replicas = example.load_test(url, tenants, 4 * len(tenants), seed=0)
+    return sum(r["traces"] for r in replicas.values())
+
+
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
@@ -224,6 +281,9 @@ def build(quick: bool) -> Setup:
 
     counts = (10, 30) if quick else (10, 100, 1000)
     requests = 200 if quick else 1000
+    # Ray Serve: 2 replicas, each keeping its 4 most recent tenants.
+    ray_counts = (4, 16) if quick else (4, 8, 32)
+    ray_requests = 100 if quick else 1000
     return Setup(
         variants=[variant(name) for name in choices],
         stream=stream,
@@ -238,8 +298,13 @@ def build(quick: bool) -> Setup:
             "tenant counts": ", ".join(f"{count:,}" for count in counts),
             "requests per stream": requests,
             "Zipf exponent": ZIPF_EXPONENT,
+            "Ray Serve": f"2 replicas keeping 4 tenants each; {', '.join(map(str, ray_counts))} "
+            f"tenants; {ray_requests} requests each, 4 at a time, tenants picked uniformly",
         },
-        extra=lambda: {"tenants": tenant_rows(counts, requests)},
+        extra=lambda: {
+            "tenants": tenant_rows(counts, requests),
+            "ray_serve": ray_serve_rows(ray_counts, ray_requests),
+        },
     )
 
 
@@ -255,5 +320,5 @@ SCENARIO = Scenario(
     headline="shared",
     headline_pass=STEADY,
     build=build,
-    requires=("snippets/tf_retracing/serving.py",),
+    requires=("snippets/tf_retracing/serving.py", "snippets/ray_serve_tenants.py"),
 )
