@@ -438,10 +438,13 @@ def test_what_a_page_needs_must_be_text_and_no_other_field_is_accepted(doc):
     assert validate(doc) == ["entries[0].pages.docs/install.md.skipped: unknown field"]
 
 
-def test_the_keras_2_page_is_declared_to_need_tf_keras_which_one_entry_installs():
+def test_pages_needing_another_distribution_are_declared_and_tf_keras_has_one_entry():
     from verification.matrix.entries import PAGE_NEEDS
 
-    assert PAGE_NEEDS == {"docs/guide/keras-2.md": "tf-keras"}
+    assert PAGE_NEEDS == {
+        "docs/guide/keras-2.md": "tf-keras",
+        "docs/guide/serving-at-scale.md": "ray",
+    }
     assert (ROOT / "docs" / "guide" / "keras-2.md").is_file()
     installing = [e.id for e in ENTRIES if any(r.startswith("tf-keras==") for r in e.extra)]
     assert installing == ["tf2.21-tf-keras"]

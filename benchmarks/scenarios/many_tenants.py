@@ -219,7 +219,7 @@ def ray_serve_rows(counts: tuple[int, ...], requests: int) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         tenants = example.save_tenants(Path(folder), max(counts), seed=SEED)
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
         try:
             serve.start(http_options={"host": "127.0.0.1", "port": RAY_PORT})
             for name, shared in (("dedicated", False), ("shared", True)):

@@ -107,7 +107,10 @@ ENTRIES: tuple[Entry, ...] = (
 
 # Pages that need a distribution only some entries install. Elsewhere they are not run,
 # and the Versions page says what they need instead of counting an ImportError.
-PAGE_NEEDS: dict[str, str] = {"docs/guide/keras-2.md": "tf-keras"}
+PAGE_NEEDS: dict[str, str] = {
+    "docs/guide/keras-2.md": "tf-keras",
+    "docs/guide/serving-at-scale.md": "ray",
+}
 
 
 def declared_tensorflow(root: Path | None = None) -> str:
