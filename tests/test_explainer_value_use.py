@@ -194,6 +194,12 @@ def python_loop(n, x):
     return x
 
 
+def log_epoch(loss, epoch):
+    for i in range(2):  # a Python loop: the steps are epoch * 2 and epoch * 2 + 1
+        tf.summary.write("loss", loss, step=epoch * 2 + i)
+    return loss
+
+
 def fails(function, *args) -> bool:
     try:
         tf.function(function)(*args)
@@ -259,6 +265,45 @@ def test_a_number_the_graph_does_not_show_keeps_the_default_dtype_which_runs():
     fixed = tf.function(python_loop)  # AutoGraph makes the loop over a tensor a while loop
     assert same([fixed(advised_tensor(reason.message, n), x) for n in VALUES], expected)
     assert fixed.experimental_get_tracing_count() == 1
+
+
+def test_an_epoch_that_reaches_a_summary_step_through_a_python_loop_is_int64(tmp_path):
+    loss = tf.constant(0.5)
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        watched = explain_retracing(log_epoch)
+        expected = [watched(loss, epoch) for epoch in VALUES]
+        reason = watched.retrace_reasons[-1]
+        assert "as tf.constant(13, dtype=tf.int64), the dtype a step has" in reason.message
+        written = ADVISED.pattern.replace("as a tensor \\(", "as ")
+        (advice,) = re.findall(written, reason.message)
+        fixed = tf.function(log_epoch)
+        results = [
+            fixed(loss, eval(advice.replace("13", str(epoch)), {"tf": tf})) for epoch in VALUES
+        ]
+        assert same(results, expected)
+        assert fixed.experimental_get_tracing_count() == 1
+        assert fails(log_epoch, loss, tf.constant(13))  # int32: a step must be int64
+
+
+def test_a_step_is_followed_through_assignments_and_loops():
+    def through_names(loss, epoch):
+        step = epoch * 2
+        for _ in range(2):
+            tf.summary.write("loss", loss, step=step)
+            step = step + 1
+
+    def through_a_loop(loss, epoch):
+        for step in range(epoch * 2, epoch * 2 + 2):
+            tf.summary.write("loss", loss, step=step)
+
+    def also_a_factor(loss, epoch):
+        step = epoch * 2
+        tf.summary.write("loss", loss * step, step=step)
+
+    assert uses(through_names, "epoch") == {STEP}
+    assert uses(through_a_loop, "epoch") == {STEP}
+    assert uses(also_a_factor, "epoch") == {FEEDS}
 
 
 def times_and_range(n, x, y):
