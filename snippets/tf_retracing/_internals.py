@@ -497,11 +497,9 @@ def _with_uses(node: td.Node, constants: list, graph, name: str) -> td.Node:
         return node
     if not isinstance(node.value, int | float):
         return node
-    uses = [
-        op
-        for constant, op in constants
-        if _same_number(node.value, constant) and _made_from(op, name)
-    ]
+    uses = [op for constant, op in constants if _same_number(node.value, constant)]
+    if len({op.outputs[0].dtype for op in uses}) > 1:  # several: drop those of another value
+        uses = [op for op in uses if _made_from(op, name)] or uses
     used_as = sorted({op.outputs[0].dtype.name for op in uses})
     node = dataclasses.replace(node, used_as=tuple(used_as))
     if len(used_as) > 1:
@@ -695,7 +693,9 @@ def _made_from(constant, name: str) -> bool:
     """Whether the function made the Const ``constant`` from the argument ``name``: a line
     of the function (or of what it calls) that made it names the argument. A constant
     that only has the same value, tf.range(y)'s delta 1 beside an argument 1, is not a
-    use of it. Where no line can be read (no source), every constant counts."""
+    use of it. Where no line can be read (no source), every constant counts. Asked only
+    where the constants have several dtypes, and where none is made from it by this
+    test (it reached the line through another name, lr = params["lr"]), all count."""
     frames = list(getattr(constant, "traceback", None) or [])
     # The frames above the explainer's hook are the caller's, whose line may name it too.
     hooks = [i for i, frame in enumerate(frames) if _in_package(frame.filename, "tf_retracing")]
