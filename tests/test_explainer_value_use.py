@@ -318,3 +318,21 @@ def test_a_constant_that_only_has_the_value_is_not_a_use_of_the_number():
     fixed = tf.function(times_and_range)
     assert same([fixed(advised_tensor(reason.message, n), x, y) for n in (2, 1)], expected)
     assert fixed.experimental_get_tracing_count() == 1
+
+
+def inside_a_cond(n, x):
+    if tf.reduce_sum(x) > 0:  # a tensor: AutoGraph makes it a tf.cond, n * x in a branch
+        x = x * n
+    return x + tf.cast(n, tf.float32)
+
+
+def test_a_use_inside_a_tf_cond_branch_counts_and_is_checked_there():
+    x = tf.ones(3)
+    reason, expected = advised_reason(inside_a_cond, VALUES, x)
+    assert "pass it as a tensor (tf.constant(13, dtype=tf.float32))" in reason.message
+    assert "An int32 tensor fails at Mul, line " in reason.message
+    assert "(`x = x * n`)" in reason.message
+    fixed = tf.function(inside_a_cond)
+    assert same([fixed(advised_tensor(reason.message, n), x) for n in VALUES], expected)
+    assert fixed.experimental_get_tracing_count() == 1
+    assert fails(inside_a_cond, tf.constant(13), x)

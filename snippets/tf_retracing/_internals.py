@@ -475,13 +475,31 @@ def _scalar_constants(concrete_function) -> list[tuple[np.ndarray, Any]]:
     if graph is None:
         return []
     found = []
-    for op in graph.get_operations():
+    for op in (op for each in _graphs(graph) for op in each.get_operations()):
         if op.type != "Const" or op.outputs[0].shape.rank != 0:
             continue
         dtype = op.outputs[0].dtype
         if not (dtype.is_integer or dtype.is_floating):
             continue
         found.append((tf.make_ndarray(op.get_attr("value")), op))
+    return found
+
+
+def _graphs(graph) -> list:
+    """``graph`` and the graphs of the functions it calls, a tf.cond's branches and a
+    loop's body among them, where AutoGraph put the uses of a number inside them. Reads
+    FuncGraph._functions (private: name -> AtomicFunction with its graph); without it,
+    only ``graph``."""
+    found, waiting = [], [graph]
+    while waiting:
+        each = waiting.pop()
+        if any(each is seen for seen in found):
+            continue
+        found.append(each)
+        for function in (getattr(each, "_functions", None) or {}).values():
+            inner = getattr(function, "graph", None)
+            if inner is not None and hasattr(inner, "get_operations"):
+                waiting.append(inner)
     return found
 
 
@@ -534,19 +552,18 @@ _DEFAULT_DTYPES = {"int": "int32", "float": "float32"}  # what tf.constant makes
 
 
 def dtype_to_pass(value, uses: list, graph) -> tuple[str, tuple, tuple]:
-    """``(dtype, cast_at, fails_as)`` for a number whose constants in ``graph`` are the
-    Const operations ``uses`` (see the comment above and ``td.PythonValue``)."""
-    outputs = {tensor.name for tensor in graph.outputs}
-    operations = graph.get_operations()
-    ordered = (operations, {op.name: index for index, op in enumerate(operations)})
+    """``(dtype, cast_at, fails_as)`` for a number whose constants in ``graph`` (or in
+    the graphs of the functions it calls) are the Const operations ``uses`` (see the
+    comment above and ``td.PythonValue``)."""
+    graphs = _Graphs(graph)
     candidates = sorted({use.outputs[0].dtype for use in uses}, key=lambda dtype: dtype.name)
     misfits = {}  # dtype -> {use it does not fit: why}
     for dtype in candidates:
         changed = [use for use in uses if use.outputs[0].dtype != dtype]
-        found = {use: _misfit(ordered, [use], dtype, outputs) for use in changed}
+        found = {use: graphs.misfit([use], dtype) for use in changed}
         misfits[dtype] = {use: why for use, why in found.items() if why}
         rest = [use for use in changed if use not in misfits[dtype]]
-        together = _misfit(ordered, rest, dtype, outputs) if len(rest) > 1 else None
+        together = graphs.misfit(rest, dtype) if len(rest) > 1 else None
         if together:  # each fits alone but not all at once: cast every one
             misfits[dtype] = {use: misfits[dtype].get(use, together) for use in changed}
     default = _DEFAULT_DTYPES.get(type(value).__name__)
@@ -566,38 +583,69 @@ def dtype_to_pass(value, uses: list, graph) -> tuple[str, tuple, tuple]:
     return chosen.name, cast_at, fails_as
 
 
-def _misfit(graph: tuple, constants: list, dtype, outputs: set[str]) -> str | None:
-    """Why the graph's operations do not take a tensor of ``dtype`` in place of the Const
-    operations ``constants`` (``fails at Mul, line 5 (...)``), or None if they do and
-    the function's results keep their dtypes. ``graph``: its operations in the order
-    they were made, and each one's place among them by name."""
-    from tensorflow.python.framework import op_def_registry  # operation definitions
+class _Graphs:
+    """The traced graph and those of the functions it calls, each read once: its
+    operations in the order they were made, each one's place among them, its results."""
 
-    changed = {constant.outputs[0].name: dtype for constant in constants}
-    operations, order = graph
-    waiting = [order[op.name] for c in constants for op in c.outputs[0].consumers()]
-    heapq.heapify(waiting)
-    done = set()
-    while waiting:  # in the order they were made: an operation after all its inputs
-        index = heapq.heappop(waiting)
-        if index in done:
-            continue
-        done.add(index)
-        op = operations[index]
-        definition = op_def_registry.get(op.type)
-        if definition is None:
-            return f"reaches {_where(op)}, an operation the check does not know"
-        bound = _bind_changed_types(op, definition, changed)
-        if bound is None:
-            calls = any(arg.type_list_attr for arg in definition.input_arg)
-            return f"{'is not checked through' if calls else 'fails at'} {_where(op)}"
-        for tensor, new in _changed_outputs(op, definition, bound):
-            changed[tensor.name] = new
-            if tensor.name in outputs:
-                return f"changes the dtype of a result, at {_where(op)}"
-            for consumer in tensor.consumers():
-                heapq.heappush(waiting, order[consumer.name])
-    return None
+    def __init__(self, outer):
+        self.outer, self.read = outer, {}
+
+    def _of(self, graph) -> tuple:
+        if id(graph) not in self.read:
+            operations = graph.get_operations()
+            order = {op.name: index for index, op in enumerate(operations)}
+            self.read[id(graph)] = operations, order, {t.name for t in graph.outputs}
+        return self.read[id(graph)]
+
+    def misfit(self, constants: list, dtype) -> str | None:
+        """Why the operations do not take a tensor of ``dtype`` in place of the Const
+        operations ``constants`` (``fails at Mul, line 5 (...)``), or None if they do and
+        the results keep their dtypes. A tensor passed in place of a number used inside
+        a tf.cond branch or a loop body is captured there: the check runs in that graph,
+        whose results are what the branch or body returns."""
+        for graph in {id(c.graph): c.graph for c in constants}.values():
+            inside = [c for c in constants if c.graph is graph]
+            why = self._misfit_in(graph, inside, dtype)
+            if why:
+                return why
+        return None
+
+    def _misfit_in(self, graph, constants: list, dtype) -> str | None:
+        from tensorflow.python.framework import op_def_registry  # operation definitions
+
+        operations, order, outputs = self._of(graph)
+        changed = {constant.outputs[0].name: dtype for constant in constants}
+        waiting = [order[op.name] for c in constants for op in c.outputs[0].consumers()]
+        heapq.heapify(waiting)
+        done = set()
+        while waiting:  # in the order they were made: an operation after all its inputs
+            index = heapq.heappop(waiting)
+            if index in done:
+                continue
+            done.add(index)
+            op = operations[index]
+            definition = op_def_registry.get(op.type)
+            if definition is None:
+                return f"reaches {_where(op)}, an operation the check does not know"
+            bound = _bind_changed_types(op, definition, changed)
+            if bound is None:
+                calls = any(arg.type_list_attr for arg in definition.input_arg)
+                return f"{'is not checked through' if calls else 'fails at'} {_where(op)}"
+            for tensor, new in _changed_outputs(op, definition, bound):
+                changed[tensor.name] = new
+                if tensor.name in outputs:
+                    return self._result_changed(graph, op, changed)
+                for consumer in tensor.consumers():
+                    heapq.heappush(waiting, order[consumer.name])
+        return None
+
+    def _result_changed(self, graph, op, changed: dict) -> str:
+        # TensorFlow adds the Identity of each result after the body returned: the
+        # operation that made the value is the one to name.
+        if op.type == "Identity":
+            op = next(t.op for t in op.inputs if t.name in changed)
+        what = "a result" if graph is self.outer else "what a tf.cond branch or loop body returns"
+        return f"changes the dtype of {what}, at {_where(op)}"
 
 
 def _arguments(op, tensors, args) -> Iterator[tuple[Any, Any]]:
@@ -675,11 +723,7 @@ def _where(op) -> str:
         name = " and ".join(feeds) or "nothing"
     else:
         name = op.type
-    frames = [
-        frame
-        for frame in getattr(op, "traceback", None) or []
-        if not _inside_libraries(frame.filename)
-    ]
+    frames = _body_frames(op)
     if not frames:
         return name
     frame = frames[-1]
@@ -696,14 +740,7 @@ def _made_from(constant, name: str) -> bool:
     use of it. Where no line can be read (no source), every constant counts. Asked only
     where the constants have several dtypes, and where none is made from it by this
     test (it reached the line through another name, lr = params["lr"]), all count."""
-    frames = list(getattr(constant, "traceback", None) or [])
-    # The frames above the explainer's hook are the caller's, whose line may name it too.
-    hooks = [i for i, frame in enumerate(frames) if _in_package(frame.filename, "tf_retracing")]
-    statements = [
-        _statement(frame.filename, frame.lineno)
-        for frame in frames[hooks[-1] + 1 if hooks else 0 :]
-        if not _inside_libraries(frame.filename)
-    ]
+    statements = [_statement(frame.filename, frame.lineno) for frame in _body_frames(constant)]
     statements = [text for text in statements if text.strip()]
     return not statements or any(name in _names_in(text) for text in statements)
 
@@ -720,6 +757,16 @@ def _names_in(source: str) -> set[str]:
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass  # a statement cut short: the names read so far
     return names
+
+
+def _body_frames(op) -> list:
+    """The frames of the function's source (and of what it calls) that made ``op``: not
+    a library's, and not those above the explainer's hook, which are the caller's (its
+    line may name the argument too; TensorFlow makes a result's Identity there)."""
+    frames = list(getattr(op, "traceback", None) or [])
+    hooks = [i for i, frame in enumerate(frames) if _in_package(frame.filename, "tf_retracing")]
+    inside = frames[hooks[-1] + 1 :] if hooks else frames
+    return [frame for frame in inside if not _inside_libraries(frame.filename)]
 
 
 def _statement(filename: str, lineno: int) -> str:
