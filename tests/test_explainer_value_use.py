@@ -336,3 +336,17 @@ def test_a_use_inside_a_tf_cond_branch_counts_and_is_checked_there():
     assert same([fixed(advised_tensor(reason.message, n), x) for n in VALUES], expected)
     assert fixed.experimental_get_tracing_count() == 1
     assert fails(inside_a_cond, tf.constant(13), x)
+
+
+def test_where_the_check_cannot_run_the_advice_lists_the_dtypes(monkeypatch):
+    from tf_retracing import _internals
+
+    def moved(*args):  # as a release without the operation registry would do
+        raise ImportError("op_def_registry")
+
+    monkeypatch.setattr(_internals, "dtype_to_pass", moved)
+    reason, _ = advised_reason(range_and_mul, VALUES, tf.ones(3))
+    assert "tf.constant(13, dtype=...) with the dtype of the operation it feeds; the " in (
+        reason.message
+    )
+    assert "traced graph has it as float32, int32" in reason.message

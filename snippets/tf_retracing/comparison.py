@@ -530,6 +530,12 @@ def _as_tensor(node: PythonValue) -> str:
         )
     if node.pass_as is not None:  # several dtypes: _dtype_note says why this one
         return f"tf.constant({value}, dtype=tf.{node.pass_as})"
+    if node.used_as:  # several, and the check could not choose (see _internals)
+        used = ", ".join(node.used_as)
+        return (
+            f"tf.constant({value}, dtype=...) with the dtype of the operation it feeds; the "
+            f"traced graph has it as {used}"
+        )
     return (
         f"tf.constant({value}), which is {default}: name another dtype if the function "
         f"needs one, e.g. tf.constant({value}, dtype=tf.int64) for a tf.summary step"
