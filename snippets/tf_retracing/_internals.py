@@ -730,7 +730,7 @@ def _where(op) -> str:
     if not frames:
         return name
     frame = frames[-1]
-    line = linecache.getline(frame.filename, frame.lineno).strip()
+    line = _without_comment(linecache.getline(frame.filename, frame.lineno)).strip()
     if len(line) > 60:
         line = line[:57] + "..."
     return f"{name}, line {frame.lineno}" + (f" (`{line}`)" if line else "")
@@ -746,6 +746,16 @@ def _made_from(constant, name: str) -> bool:
     statements = [_statement(frame.filename, frame.lineno) for frame in _body_frames(constant)]
     statements = [text for text in statements if text.strip()]
     return not statements or any(name in _names_in(text) for text in statements)
+
+
+def _without_comment(line: str) -> str:
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line.strip()).readline):
+            if token.type == tokenize.COMMENT:
+                return line.strip()[: token.start[1]]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass  # a line of a longer statement: kept whole
+    return line
 
 
 def _names_in(source: str) -> set[str]:
