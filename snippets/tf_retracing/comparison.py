@@ -551,7 +551,7 @@ def _dtype_note(path: str, node: PythonValue) -> str:
     where a tensor of another dtype fails; checked by _internals.dtype_to_pass."""
     if node.pass_as is None:
         return ""
-    dtypes = " and ".join(node.used_as)
+    dtypes = ", ".join(node.used_as[:-1]) + f" and {node.used_as[-1]}"
     if node.cast_at:
         casts = "; ".join(
             f"tf.cast({path}, tf.{dtype}) where it feeds {where}" for dtype, where in node.cast_at
