@@ -420,7 +420,7 @@ def test_html_report_shows_each_retrace_with_its_cause_change_advice_and_link(tm
     for reason in function["reasons"]:
         assert f'<a href="{reason["url"]}">{reason["cause"]}</a>' in page
         assert f"<code>{reason['before']}</code> → <code>{reason['after']}</code>" in page
-        assert f"of <code>{reason['argument']}</code>" in page
+        assert f"for argument <code>{reason['argument']}</code>" in page
     assert "<script" not in page and "<link" not in page and "src=" not in page  # offline
     assert 'name="viewport"' in page
 
@@ -491,9 +491,11 @@ def test_a_script_that_closes_stderr_still_gets_its_report_and_files(tmp_path, p
     assert (done.returncode, done.stdout) == (plain.returncode, plain.stdout) == (0, "done\n")
     stderr = _without_tf_logs(done.stderr)
     assert stderr.index("to stderr before closing it") < stderr.index("== retracing report")
-    assert "2 x python-value of n" in stderr  # the report, on the original standard error
+    assert (
+        "2 retraces for argument `n`: a Python value changed." in stderr
+    )  # the report, on the original standard error
     assert json.loads((tmp_path / "r.json").read_text())["functions"][0]["retraces"] == 2
-    assert "python-value" in (tmp_path / "r.html").read_text()
+    assert "a Python value changed</span>" in (tmp_path / "r.html").read_text()
 
 
 HOSTILE_VALUES = """\

@@ -194,11 +194,16 @@ def test_the_report_keeps_each_distinct_change_with_its_count():
         for n in range(6):
             step(n)
         step(tf.constant(9))
-    tally = [line for line in report(watches).splitlines() if " x python-value of n: " in line]
+    tally = [
+        line for line in report(watches).splitlines() if " for argument `n`: a Python value" in line
+    ]
     assert len(tally) == 2, tally
-    assert tally[0].startswith("  5 x ") and "(trace 6): argument `n` is a Python int" in tally[0]
     assert (
-        tally[1].startswith("  1 x ")
+        tally[0].startswith("  5 retraces for argument `n`: a Python value changed. ")
+        and "(trace 6): argument `n` is a Python int" in tally[0]
+    )
+    assert (
+        tally[1].startswith("  1 retrace for argument `n`: a Python value changed. ")
         and "(trace 7): argument `n` was the Python value 5" in (tally[1])
     )
 

@@ -243,8 +243,13 @@ def test_the_summary_gives_one_spec_for_every_dimension_that_varied():
             broken(tf.ones(shape))
         broken(tf.ones([2, 4], tf.float64))  # a dtype change has a line of its own
     text = report(watches)
-    (shape_line,) = [line for line in text.splitlines() if " x shape of x: " in line]
-    assert shape_line.startswith("  3 x ") and "(traces 2-4)" in shape_line
+    (shape_line,) = [
+        line for line in text.splitlines() if "for argument `x`: a tensor's shape" in line
+    ]
+    assert (
+        shape_line.startswith("  3 retraces for argument `x`: a tensor's shape changed. ")
+        and "(traces 2-4)" in shape_line
+    )
     assert "dimensions 0 and 1 varied" in shape_line
     # Each retrace's own message relaxes one dimension; the summary's spec covers all.
     spec = eval(advice(TENSOR_SPEC, shape_line), {"tf": tf})
@@ -253,7 +258,10 @@ def test_the_summary_gives_one_spec_for_every_dimension_that_varied():
     for shape in ([1, 4], [2, 4], [2, 5], [3, 6], [7, 1]):
         fixed(tf.ones(shape))
     assert fixed.experimental_get_tracing_count() == 1
-    assert any(" x dtype of x: " in line for line in text.splitlines())
+    assert any(
+        " retrace for argument `x`: a tensor's dtype changed. " in line
+        for line in text.splitlines()
+    )
 
 
 class Config:

@@ -90,7 +90,7 @@ def test_an_unread_retrace_is_logged_reported_and_guarded(monkeypatch, caplog):
     ):
         watched(tf.ones([3]))
     assert "could not be read" in caplog.text
-    assert "1 x unknown of (no argument)" in report([watched._watch])
+    assert "  1 retrace: the cause could not be determined. " in report([watched._watch])
 
 
 def test_on_readable_programs_the_traces_recorded_equal_tensorflows_count():

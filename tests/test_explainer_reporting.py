@@ -23,7 +23,7 @@ from tf_retracing import (
     report_data,
     watch_every_tf_function,
 )
-from tf_retracing.explainer_types import GUIDE_URL, cause_of
+from tf_retracing.explainer_types import GUIDE_URL, cause_of, retraces_sentence
 
 LINK = re.compile(r" \[(TFR\d{3})\] (https://\S+#tfr\d{3})$")
 
@@ -85,6 +85,43 @@ def test_a_change_with_its_own_cause_gets_its_own_code_and_section(kind, argumen
     match = LINK.search(reason.message)
     assert match and match.groups() == (code, reason.url)
     assert reason.message.startswith("changed. [")
+
+
+# The argument and subkind of a reason of each cause, as the report's lines group them.
+EACH_CAUSE = {
+    "TFR001": ("shape", "x", "dimension"),
+    "TFR002": ("dtype", "x", "dtype"),
+    "TFR003": ("python-value", "k", "value"),
+    "TFR004": ("object", "config", None),
+    "TFR005": ("object", "self", None),
+    "TFR006": ("object", None, None),
+    "TFR007": ("structure", "xs", "container"),
+    "TFR008": ("new-argument", "training", None),
+    "TFR009": ("context", None, "variable-creation"),
+    "TFR010": ("unknown", None, None),
+    "TFR011": ("structure", "x", "spec-name"),
+    "TFR012": ("context", None, "saving"),
+    "TFR013": ("context", None, "device"),
+}
+
+
+@pytest.mark.parametrize("cause", CAUSES, ids=lambda cause: cause.code)
+def test_the_report_heads_each_cause_with_a_sentence(cause):
+    """Issue 42: '3 retraces: a new tf.function for the same code', not '3 x object of (no
+    argument)'; every cause reads as a sentence, with its argument where it has one."""
+    kind, argument, subkind = EACH_CAUSE[cause.code]
+    assert cause_of(kind, argument, subkind) is cause
+    (one, three) = (retraces_sentence(n, kind, argument, subkind) for n in (1, 3))
+    where = f" for argument `{argument}`" if argument else ""
+    assert one == f"1 retrace{where}: {cause.title}"
+    assert three == f"3 retraces{where}: {cause.title}"
+    assert " x " not in three and "(no argument)" not in three
+
+
+def test_the_text_report_shows_those_sentences(program_watches):
+    lines = report(program_watches).splitlines()
+    (busy,) = [line for line in lines if "busy` traced again" in line]
+    assert busy.startswith("  3 retraces for argument `x`: a tensor's shape changed. `")
 
 
 def test_the_link_is_added_once_even_when_the_reason_is_copied():

@@ -21,6 +21,7 @@ PRIVATE_ATTRIBUTES = frozenset(
         "_decorate",
         "_function_type",
         "_jit_compile",
+        "_functions",  # a FuncGraph's functions: the graphs of tf.cond's branches
     }
 )
 PRIVATE_MODULES = ("tensorflow.python", "tensorflow.core")

@@ -757,10 +757,13 @@ def test_main_runs_a_script_and_reports(tmp_path, capsys):
         line.split()[:1] == ["<lambda>"] and line.split()[2:5] == ["3", "3", "2"] for line in lines
     )
     assert (
-        "  2 x shape of x: `predict` traced again 2 times for this argument (traces 2, 3): "
+        "  2 retraces for argument `x`: a tensor's shape changed. `predict` traced again 2 "
+        "times for this argument (traces 2, 3): "
         "argument `x` took 3 shapes ((2,), (3,), (4,)): dimension 0 varied." in out
     )
-    assert "  2 x object of (no argument): `<lambda>` traced again because" in out
+    assert (
+        "  2 retraces: a new tf.function for the same code. `<lambda>` traced again because" in out
+    )
     assert tf.function is rx._ORIGINAL_TF_FUNCTION
 
 

@@ -18,7 +18,7 @@ import textwrap
 # What a use of the argument tells.
 CHOOSES = "chooses"  # picks a Python object: d[arg], items[arg], getattr(obj, arg)
 BRANCHES = "branches"  # decides an `if`, `while` or conditional expression
-STEP = "step"  # the step of a tf.summary call: TensorFlow wants an int64 there
+STEP = "step"  # feeds only the step of a tf.summary call: TensorFlow wants an int64 there
 FEEDS = "feeds"  # any other use (arithmetic, a call argument): a tensor may do
 
 _SUMMARY_WRITERS = {"scalar", "histogram", "image", "audio", "text", "write"}
@@ -42,10 +42,16 @@ def _uses_in(code, argument: str, tensor_arguments: frozenset[str]) -> frozenset
     tree = _parsed(code)
     if tree is None:
         return frozenset()
+    return _kinds(tree, argument, tensor_arguments, ())
+
+
+def _kinds(tree: ast.AST, name: str, tensor_arguments, seen: tuple) -> frozenset:
+    """The kinds of use of the local ``name`` in ``tree``; ``seen``: the names followed
+    through assignments so far, the argument first (see ``_feeds_only_steps``)."""
     return frozenset(
-        _kind_of_use(node, parents, tensor_arguments)
+        _kind_of_use(node, parents, tensor_arguments, (*seen, name))
         for node, parents in _walk(tree)
-        if isinstance(node, ast.Name) and node.id == argument and isinstance(node.ctx, ast.Load)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
     )
 
 
@@ -80,7 +86,9 @@ def _walk(tree: ast.AST, parents: tuple = ()):
         yield from _walk(child, (*parents, tree))
 
 
-def _kind_of_use(name: ast.Name, parents: tuple, tensor_arguments: frozenset[str]) -> str:
+def _kind_of_use(
+    name: ast.Name, parents: tuple, tensor_arguments: frozenset[str], seen: tuple
+) -> str:
     parent = parents[-1]
     if isinstance(parent, ast.Subscript) and parent.slice is name:
         indexed = parent.value
@@ -91,16 +99,47 @@ def _kind_of_use(name: ast.Name, parents: tuple, tensor_arguments: frozenset[str
         callee = parent.func
         if isinstance(callee, ast.Name) and callee.id in ("getattr", "hasattr", "setattr"):
             return CHOOSES if parent.args.index(name) == 1 else FEEDS
-    if isinstance(parent, ast.keyword) and parent.arg == "step" and len(parents) > 1:
-        call = parents[-2]
-        if isinstance(call, ast.Call) and _is_summary_call(call):
-            return STEP
     for ancestor, inner in zip(reversed(parents), reversed((*parents[1:], name)), strict=True):
         if isinstance(ancestor, (ast.If, ast.While, ast.IfExp)) and ancestor.test is inner:
             return BRANCHES
+        if _is_summary_step(ancestor, parents):  # step=epoch, or step=epoch * 10 + i
+            return STEP
         if isinstance(ancestor, ast.stmt):
+            if _feeds_only_steps(ancestor, inner, parents[0], tensor_arguments, seen):
+                return STEP
             break
     return FEEDS
+
+
+def _is_summary_step(node: ast.AST, parents: tuple) -> bool:
+    if not (isinstance(node, ast.keyword) and node.arg == "step"):
+        return False
+    call = parents[parents.index(node) - 1]  # the call the keyword is given to
+    return isinstance(call, ast.Call) and _is_summary_call(call)
+
+
+def _feeds_only_steps(
+    statement: ast.stmt, inner: ast.AST, tree: ast.AST, tensor_arguments, seen: tuple
+) -> bool:
+    """Whether the use (inside ``inner``, a part of ``statement``) is assigned to names,
+    ``step = epoch * 10 + i`` or ``for step in range(epoch * 10, ...)``, that the
+    function uses only as tf.summary steps: an epoch that reaches a step that way."""
+    if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        if inner is not statement.value:
+            return False
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    elif isinstance(statement, (ast.For, ast.AsyncFor)) and inner is statement.iter:
+        targets = [statement.target]
+    else:
+        return False
+    if not all(isinstance(target, ast.Name) for target in targets):
+        return False
+    names = {target.id for target in targets}
+    if seen[0] in names:  # the argument itself reassigned (x = x + 1): not followed
+        return False
+    return all(  # a name assigned from itself (step = step + 1) is followed once
+        _kinds(tree, other, tensor_arguments, seen) == {STEP} for other in names - set(seen)
+    )
 
 
 def _is_summary_call(call: ast.Call) -> bool:

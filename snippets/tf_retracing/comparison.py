@@ -452,11 +452,12 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
         what = (
             f"is a Python {type(new.value).__name__} whose value changed from {before} to {after}"
         )
-        fix = _value_fix(new)
+        fix = _value_fix(path, new)
     elif isinstance(new, PythonValue):
         subkind = "became-python"
         what = f"was {before} and is now the Python value {after}"
         fix = f"Pass a tensor every time ({_as_tensor(new)}), not a Python value."
+        fix += _dtype_note(path, new)
     else:
         subkind = "was-python"
         what = f"was the Python value {before} and is now {after}"
@@ -468,7 +469,7 @@ def _python_value_change(path: str, old: Node, new: Node, before: str, after: st
 CHOOSES, BRANCHES, STEP, FEEDS = "chooses", "branches", "step", "feeds"
 
 
-def _value_fix(new: PythonValue) -> str:
+def _value_fix(path: str, new: PythonValue) -> str:
     """What to do about a Python value that changed, by how the function uses it."""
     used_for = set(new.used_for)
     if CHOOSES in used_for:
@@ -488,7 +489,7 @@ def _value_fix(new: PythonValue) -> str:
             "cost one trace each, which is expected. Pass it as a tensor "
             f"({_as_tensor(new)}) only if both branches are tensor operations, which "
             "AutoGraph then turns into one tf.cond."
-        )
+        ) + _dtype_note(path, new)
     if STEP in used_for and isinstance(new.value, int) and len(used_for - {STEP}) == 0:
         return (
             "Every new Python value is a new trace: it is a tf.summary step, so pass it "
@@ -497,7 +498,7 @@ def _value_fix(new: PythonValue) -> str:
     return (
         "Every new Python value is a new trace: if it varies, pass it as a tensor "
         f"({_as_tensor(new)}); if it takes a few fixed values, expect one trace each."
-    )
+    ) + _dtype_note(path, new)
 
 
 def _flag_advice(new: PythonValue) -> str:
@@ -527,7 +528,9 @@ def _as_tensor(node: PythonValue) -> str:
         return (
             f"tf.constant({value}, dtype=tf.{node.used_as[0]}), the dtype the function uses it as"
         )
-    if node.used_as:
+    if node.pass_as is not None:  # several dtypes: _dtype_note says why this one
+        return f"tf.constant({value}, dtype=tf.{node.pass_as})"
+    if node.used_as:  # several, and the check could not choose (see _internals)
         used = ", ".join(node.used_as)
         return (
             f"tf.constant({value}, dtype=...) with the dtype of the operation it feeds; the "
@@ -540,6 +543,32 @@ def _as_tensor(node: PythonValue) -> str:
         else f"tf.constant({value}), which is {default}: name another dtype if the function "
         "needs one, e.g. dtype=tf.float64 beside float64 tensors"
     )
+
+
+def _dtype_note(path: str, node: PythonValue) -> str:
+    """For a number the traced graph has in several dtypes: why the one dtype advised
+    (every operation it feeds takes it), or where it needs a tf.cast (none does), and
+    where a tensor of another dtype fails; checked by _internals.dtype_to_pass."""
+    if node.pass_as is None:
+        return ""
+    dtypes = ", ".join(node.used_as[:-1]) + f" and {node.used_as[-1]}"
+    if node.cast_at:
+        casts = "; ".join(
+            f"tf.cast({path}, tf.{dtype}) where it feeds {where}" for dtype, where in node.cast_at
+        )
+        note = (
+            f" The traced graph has `{path}` as {dtypes}, and no one dtype fits every "
+            f"operation it feeds: pass it as {node.pass_as} and write, in its place, {casts}."
+        )
+    else:
+        note = (
+            f" The traced graph has `{path}` as {dtypes}; {node.pass_as} is the dtype every "
+            "operation it feeds takes."
+        )
+    others = "".join(
+        f" {article(dtype).capitalize()} {dtype} tensor {why}." for dtype, why in node.fails_as
+    )
+    return note + others
 
 
 # What to do about a method traced again for a new instance.

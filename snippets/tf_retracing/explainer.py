@@ -72,6 +72,7 @@ from tf_retracing.explainer_types import (
     display_name,
     innermost,
     printable,
+    retraces_sentence,
     unknown_reason,
 )
 from tf_retracing.trace_description import (
@@ -1102,10 +1103,11 @@ def report(watches: list) -> str:
             continue
         lines.append("")
         lines.append(f"{summary.function}: why it traced again")
-        for (kind, argument, _), same in _by_cause(summary.reasons).items():
+        for (kind, argument, subkind), same in _by_cause(summary.reasons).items():
             seen = _seen_at(summary.descriptions, argument)
-            lines.append(f"  {len(same)} x {kind} of {argument or '(no argument)'}: ")
-            lines[-1] += comparison.group_message(same, seen)
+            advice = comparison.group_message(same, seen)
+            heading = retraces_sentence(len(same), kind, argument, subkind)
+            lines.append(f"  {heading}. {advice[:1].upper()}{advice[1:]}")
     unwatched = list(getattr(watches, "unwatched", {}).values())
     if unwatched:
         lines += ["", "TensorFlow warned about functions the explainer did not watch:"]

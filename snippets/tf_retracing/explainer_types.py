@@ -174,6 +174,17 @@ def cause_of(kind: str, argument: str | None, subkind: str | None = None) -> Cau
     raise ValueError(f"unknown kind of retrace {kind!r}; the kinds are {', '.join(KINDS)}")
 
 
+def retraces_sentence(
+    count: int, kind: str, argument: str | None, subkind: str | None = None
+) -> str:
+    """How a report heads ``count`` retraces with one cause on one argument, as a
+    sentence: ``3 retraces for argument `x`: a tensor's shape changed``, ``2 retraces: a
+    new tf.function for the same code`` (the cause's title, as the guide heads it)."""
+    retraces = "1 retrace" if count == 1 else f"{count} retraces"
+    where = f" for argument `{argument}`" if argument else ""
+    return f"{retraces}{where}: {cause_of(kind, argument, subkind).title}"
+
+
 # --8<-- [start:reason]
 @dataclasses.dataclass(frozen=True)
 class RetraceReason:

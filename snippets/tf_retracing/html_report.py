@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-from tf_retracing.explainer_types import printable
+from tf_retracing.explainer_types import cause_of, printable
 
 
 def escape(text: str) -> str:
@@ -167,7 +167,8 @@ def _function_section(number: int, function: dict) -> str:
 
 def _reason_item(number: int, reason: dict) -> str:
     argument = reason["argument"]
-    where = f" of <code>{escape(argument)}</code>" if argument else ""
+    what = cause_of(reason["kind"], argument, reason.get("subkind")).title
+    where = f" for argument <code>{escape(argument)}</code>" if argument else ""
     change = ""
     if reason["before"] or reason["after"]:
         change = (
@@ -177,8 +178,8 @@ def _reason_item(number: int, reason: dict) -> str:
     timing = f" ({reason['trace_ms']:.1f} ms)" if reason.get("trace_ms") is not None else ""
     return (
         f'<li>trace {number}: <span class="cause">'
-        f'<a href="{escape(reason["url"])}">{escape(reason["cause"])}</a> '
-        f"{escape(reason['kind'])}</span>{where}{timing}{change}"
+        f'<a href="{escape(reason["url"])}">{escape(reason["cause"])}</a>: '
+        f"{escape(what)}</span>{where}{timing}{change}"
         f"<p>{inline_code(_advice(reason))}</p></li>"
     )
 

@@ -49,10 +49,18 @@ class PythonValue:
     graph, i.e. what the function turned it into (int64 for a tf.summary step, float32
     when multiplied with a float32 tensor); empty when the graph does not show it.
     ``used_for``: what the function's source does with it (see ``argument_use``).
+    ``pass_as``, ``cast_at`` and ``fails_as``: for a number the graph has in several
+    dtypes, the one dtype to pass it as, checked against the operations it feeds
+    (``_internals.dtype_to_pass``); ``cast_at`` holds ``(dtype, where)`` for each use that
+    still needs ``tf.cast`` to that dtype, ``fails_as`` ``(dtype, where)`` for each dtype
+    not chosen and a use where a tensor of it fails.
     """
 
     value: object
     used_as: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+    pass_as: str | None = dataclasses.field(default=None, compare=False)
+    cast_at: tuple[tuple[str, str], ...] = dataclasses.field(default=(), compare=False)
+    fails_as: tuple[tuple[str, str], ...] = dataclasses.field(default=(), compare=False)
     # How the function's source uses the argument (argument_use: "chooses", "branches",
     # "step", "feeds"); empty when the source could not be read or it is not an argument.
     used_for: tuple[str, ...] = dataclasses.field(default=(), compare=False)
