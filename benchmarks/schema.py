@@ -196,7 +196,10 @@ EXTRA = {
             "scale": rows(
                 {
                     **dict.fromkeys(("retraces", "rounds"), COUNT),
-                    **dict.fromkeys(("plain_s", "watched_s", "plain_ms_per_retrace"), POSITIVE),
+                    **dict.fromkeys(
+                        ("plain_s", "watched_s", "plain_ms_per_retrace", "own_ms_per_retrace"),
+                        POSITIVE,
+                    ),
                     **dict.fromkeys(("extra_percent", "extra_ms_per_retrace"), NUMBER),
                 }
             ),

@@ -4,9 +4,11 @@ The stream (the main table) calls one function with a new Python value on every 
 and watched by ``explain_retracing``: every call traces on both sides. The ``extra`` part
 runs a whole program that retraces N times (N = 100, 1,000, 10,000 in the full profile), as
 ``python program.py`` and as ``python -m tf_retracing.explain program.py``, each in a fresh
-interpreter, the two alternating: the explainer's extra time per retrace at each N shows
-whether its work per retrace grows with the traces before it. TensorFlow's own time per
-trace grows with N (its function library grows), so both columns are reported.
+interpreter, the two alternating. The difference per retrace holds more than the
+explainer: TensorFlow's own time per trace grows with N (it looks each call up among the
+traces before it), so the watched run also times the explainer's own code (its hook in the
+traced body and its commit when TensorFlow adds the trace): that time per retrace at each N
+shows whether the explainer's work grows with the traces before it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,41 @@ print(shift.experimental_get_tracing_count())
 """
 
 
+# The watched run: ``python -m tf_retracing.explain`` with a stopwatch around the
+# explainer's two entry points (the hook in the traced body, the commit when TensorFlow adds
+# the trace), so that its own time per retrace is read off the same run, not inferred from
+# the difference between two runs, which also holds TensorFlow's own per-trace cost.
+WATCHED = """\
+import atexit
+import runpy
+import sys
+import time
+
+from tf_retracing import explainer
+
+own = [0.0]
+
+
+def stopwatch(function):
+    def timed(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            own[0] += time.perf_counter() - started
+
+    return timed
+
+
+explainer._Watch.before_body = stopwatch(explainer._Watch.before_body)
+explainer._commit_added_trace = stopwatch(explainer._commit_added_trace)
+out = sys.argv.pop(1)
+atexit.register(lambda: open(out, "w").write(repr(own[0])))
+sys.argv[0] = "tf_retracing.explain"
+runpy.run_module("tf_retracing.explain", run_name="__main__", alter_sys=True)
+"""
+
+
 def _timed(command: list[str], retraces: int) -> float:
     """Wall time of one run of the program (interpreter start included), in seconds."""
     started = time.perf_counter()
@@ -57,14 +94,17 @@ def scale_rows(sizes: tuple[int, ...], rounds: int) -> list[dict]:
     with tempfile.TemporaryDirectory() as folder:
         program = Path(folder) / "retraces.py"
         program.write_text(PROGRAM)
+        (Path(folder) / "watched.py").write_text(WATCHED)
+        own_file = Path(folder) / "own.txt"
         plain_command = [sys.executable, str(program)]
-        watched_command = [sys.executable, "-m", "tf_retracing.explain", str(program)]
+        watched_command = [sys.executable, str(Path(folder) / "watched.py"), str(own_file)]
         for retraces in sizes:
             plain, watched = [], []
             for _ in range(rounds):
                 plain.append(_timed([*plain_command, str(retraces)], retraces))
-                watched.append(_timed([*watched_command, str(retraces)], retraces))
-            plain_s, watched_s = min(plain), min(watched)
+                seconds = _timed([*watched_command, str(program), str(retraces)], retraces)
+                watched.append((seconds, float(own_file.read_text())))
+            plain_s, (watched_s, own_s) = min(plain), min(watched)
             rows.append(
                 {
                     "retraces": retraces,
@@ -73,6 +113,7 @@ def scale_rows(sizes: tuple[int, ...], rounds: int) -> list[dict]:
                     "watched_s": watched_s,
                     "extra_percent": 100 * (watched_s / plain_s - 1),
                     "extra_ms_per_retrace": 1e3 * (watched_s - plain_s) / retraces,
+                    "own_ms_per_retrace": 1e3 * own_s / retraces,
                     "plain_ms_per_retrace": 1e3 * plain_s / retraces,
                 }
             )
