@@ -227,6 +227,18 @@ EXTRA = {
             ),
         }
     ),
+    "tenant_memory": record(
+        {
+            "memory": rows(
+                {
+                    **dict.fromkeys(("architecture", "variant", "label"), TEXT),
+                    **dict.fromkeys(("tenants", "traces"), COUNT),
+                    "weights_kb": POSITIVE,
+                    **dict.fromkeys(("models_mb", "serving_mb"), NUMBER),
+                }
+            ),
+        }
+    ),
     "trace_memory": record(
         {
             "memory": rows(

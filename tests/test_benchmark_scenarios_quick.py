@@ -29,6 +29,7 @@ TRACES = {
     "sequence_lengths": {"no_signature": 62, "reduce_retracing": 2, "buckets": 4},
     "serving_architectures": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
     "serving_without_onednn": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
+    "tenant_memory": {"dedicated": 10, "shared": 1},
     "trace_memory": {"per_shape": 30, "signature": 1},
     "weight_cache": {"dedicated": 10, "weight_swap": 1, "shared_graph": 1},
 }
