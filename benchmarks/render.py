@@ -479,7 +479,8 @@ def runs_table(results: Mapping[str, ResultsFile]) -> str:
     )
 
 
-def _interval(value: tuple[float, float, float]) -> str:
+def _ratio_interval(value: tuple[float, float, float]) -> str:
+    """A (median, low, high) triple as ``median (low–high)``."""
     return f"{number(value[0])} ({number(value[1])}–{number(value[2])})"
 
 
@@ -514,8 +515,8 @@ def _goals_text(rows: list[dict]) -> str:
             "|---|--:|--:|--:|--:|---|",
         ]
         lines += [
-            f"| {text(row['architecture'])} | {row['batch']} | {_interval(row['floor'])} "
-            f"| {_interval(row['dispatch'])} | {row['dispatch_share']:.0%} "
+            f"| {text(row['architecture'])} | {row['batch']} | {_ratio_interval(row['floor'])} "
+            f"| {_ratio_interval(row['dispatch'])} | {row['dispatch_share']:.0%} "
             f"| {_price_text(row)} |"
             for row in misses
         ]
