@@ -9,7 +9,7 @@ per replica (``shared=True``: one graph for the architecture, however many tenan
 and go). Every answer carries the replica's process id, its traces so far and its resident
 memory, so that a client sees every replica without asking it separately.
 
-``docs/guide/serving-at-scale.md`` runs it; the ``many_tenants`` benchmark scenario measures
+``docs/guide/serving-on-ray.md`` runs it; the ``many_tenants`` benchmark scenario measures
 it with ``load_test``. Needs ``pip install "tf-retracing[serve]"`` (Ray is not a dependency
 of the package).
 """

@@ -318,3 +318,11 @@ def test_a_line_that_is_exactly_the_text_wins_over_lines_that_contain_it(docs):
     (docs / "guide" / "page.md").write_text(page, encoding="utf-8")
     ((_, claim), *_) = page_claims(page, "guide/page.md", docs)
     assert claim.evidence == (OutputLine("guide/page.md", 1, 1, "shapes: 2"),)
+
+
+@pytest.mark.parametrize("lookalike", ["[[source https://example.org]]", "[[proof https://x]]"])
+def test_a_marker_of_an_unknown_form_is_refused_not_left_on_the_page(lookalike):
+    from verification.claims.markers import ClaimError, find_markers
+
+    with pytest.raises(ClaimError, match=r"page\.md: line 2: \[\[\w+ \.\.\.\]\] is not a claim"):
+        find_markers(f"Intro.\nA sentence.{lookalike}\n", "page.md")

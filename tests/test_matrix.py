@@ -443,7 +443,7 @@ def test_pages_needing_another_distribution_are_declared_and_tf_keras_has_one_en
 
     assert PAGE_NEEDS == {
         "docs/guide/keras-2.md": "tf-keras",
-        "docs/guide/serving-at-scale.md": "ray",
+        "docs/guide/serving-on-ray.md": "ray",
     }
     assert (ROOT / "docs" / "guide" / "keras-2.md").is_file()
     installing = [e.id for e in ENTRIES if any(r.startswith("tf-keras==") for r in e.extra)]

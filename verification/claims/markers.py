@@ -33,6 +33,9 @@ from dataclasses import dataclass
 NO_CLAIM_KINDS = ("instruction", "navigation", "site")
 INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _OPENING = re.compile(r"\[\[(?P<kind>proof|no-claim):")
+# What a marker of another kind looks like (``[[source URL]]``, ``[[proof URL]]``): the
+# build would leave it on the page as text, so it is refused instead.
+_LOOKALIKE = re.compile(r"\[\[(?P<word>[a-z][a-z-]*)(?:\s|:)")
 
 
 class ClaimError(ValueError):
@@ -73,7 +76,21 @@ def find_markers(markdown: str, page: str) -> list[Marker]:
             where = f"{page}: line {markdown.count(chr(10), 0, match.start()) + 1}"
             markers.append(_marker(match.start(), close + 2, match["kind"], body, where))
             position = close + 2
+        _refuse_lookalikes(markdown, start, end, markers, page)
     return markers
+
+
+def _refuse_lookalikes(markdown: str, start: int, end: int, markers: list, page: str) -> None:
+    spans = [(marker.start, marker.end) for marker in markers]
+    for match in _LOOKALIKE.finditer(markdown, start, end):
+        if any(low <= match.start() < high for low, high in spans):
+            continue
+        line = markdown.count("\n", 0, match.start()) + 1
+        raise ClaimError(
+            f"{page}: line {line}: [[{match['word']} ...]] is not a claim marker; write "
+            '[[proof: ...]] (evidence: "output", results FILE PATH, source URL) or '
+            "[[no-claim: KIND]]"
+        )
 
 
 def _closing(markdown: str, start: int, end: int, page: str) -> int:

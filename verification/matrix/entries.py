@@ -109,7 +109,7 @@ ENTRIES: tuple[Entry, ...] = (
 # and the Versions page says what they need instead of counting an ImportError.
 PAGE_NEEDS: dict[str, str] = {
     "docs/guide/keras-2.md": "tf-keras",
-    "docs/guide/serving-at-scale.md": "ray",
+    "docs/guide/serving-on-ray.md": "ray",
 }
 
 
