@@ -28,12 +28,14 @@ def test_the_wheel_holds_only_the_package_and_its_licence(built_site):
     assert any(name.endswith("licenses/LICENSE") for name in names)
     assert metadata["License-Expression"] == "Apache-2.0"
     # No TensorFlow of its own: any build the reader has serves. The extra gives the tested
-    # range, with an upper bound; the only dependency is tomli, on Python 3.10.
+    # range, with an upper bound; the only dependency is tomli, on Python 3.10. Ray comes
+    # only with the `serve` extra, for the Ray Serve example.
     assert sorted(metadata.get_all("Requires-Dist")) == [
+        "ray[serve]<3,>=2.40; extra == 'serve'",
         "tensorflow<2.22,>=2.16; extra == 'tensorflow'",
         "tomli>=1.1; python_version < '3.11'",
     ]
-    assert metadata.get_all("Provides-Extra") == ["tensorflow"]
+    assert sorted(metadata.get_all("Provides-Extra")) == ["serve", "tensorflow"]
     assert b"tf-retracing = tf_retracing.cli:main" in entry_points
 
 
