@@ -315,7 +315,7 @@ def explainer_at_scale_extra(result: Mapping[str, Any]) -> str:
 
 
 def _percentile_text(figure: Mapping[str, float]) -> str:
-    return f"{number(figure['value'])} ({number(figure['ci_low'])}–{number(figure['ci_high'])})"
+    return _ratio_interval((figure["value"], figure["ci_low"], figure["ci_high"]))
 
 
 def many_tenants_extra(result: Mapping[str, Any]) -> str:

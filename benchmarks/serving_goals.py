@@ -58,7 +58,8 @@ def goal_rows(result: Mapping[str, Any]) -> list[dict]:
     for row in result["extra"]["architectures"]:
         floor = _inverse(row, "graph_")
         dispatch = _inverse(row, "")
-        applies = dispatch_share(row) >= DISPATCH_SHARE
+        share = dispatch_share(row)
+        applies = share >= DISPATCH_SHARE
         price = next(
             (why for start, why in PRICES.items() if row["architecture"].startswith(start)), None
         )
@@ -68,7 +69,7 @@ def goal_rows(result: Mapping[str, Any]) -> list[dict]:
                 "batch": row["batch"],
                 "floor": floor,
                 "floor_met": floor[2] <= FLOOR_LIMIT,
-                "dispatch_share": dispatch_share(row),
+                "dispatch_share": share,
                 "dispatch": dispatch,
                 "dispatch_met": dispatch[2] <= DISPATCH_GOAL if applies else None,
                 "price": price,
