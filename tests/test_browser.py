@@ -266,14 +266,82 @@ CODE_TEXT_CONTRAST = """() => {
 }"""
 
 
+# axe's colour rules cost about a second per page in the thousands of texts a long page
+# holds (table cells, list items), most of them styled alike: two texts with the same
+# colour, font, decoration, opacity and backdrop (the backgrounds their ancestors paint, down
+# to the first opaque one), both visible, get the same answer from those rules. So axe runs
+# them on one visible element per such look, marked with SAMPLE_ATTRIBUTE; code blocks are
+# left to CODE_TEXT_CONTRAST as before. test_a_text_styled_apart_is_found_among_many keeps
+# the sample honest.
+SAMPLE_ATTRIBUTE = "data-contrast-sample"
+MARK_ONE_TEXT_PER_LOOK = """(attribute) => {
+  for (const old of document.querySelectorAll(`[${attribute}]`)) old.removeAttribute(attribute);
+  const backdrop = element => {
+    const layers = [];
+    for (let node = element; node; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      layers.push(style.backgroundColor, style.backgroundImage);
+      if (style.backgroundImage === 'none' && style.backgroundColor.startsWith('rgb(')) break;
+    }
+    return layers.join(' ');
+  };
+  const opacity = element => {
+    let value = 1;
+    for (let node = element; node; node = node.parentElement) {
+      value *= +getComputedStyle(node).opacity;
+    }
+    return value;
+  };
+  const seen = new Set();
+  let marked = 0;
+  for (const element of document.body.querySelectorAll('*')) {
+    if (element.closest('pre')) continue;
+    const ownText = [...element.childNodes].some(
+      node => node.nodeType === Node.TEXT_NODE && node.data.trim());
+    if (!ownText || !element.checkVisibility({visibilityProperty: true})) continue;
+    const style = getComputedStyle(element);
+    const parent = element.parentElement ? getComputedStyle(element.parentElement).color : '';
+    const look = [element.localName === 'a', style.color, parent, style.fontSize,
+      style.fontWeight, style.textDecorationLine, style.textShadow, opacity(element),
+      backdrop(element)].join('|');
+    if (seen.has(look)) continue;
+    seen.add(look);
+    element.setAttribute(attribute, '');
+    marked++;
+  }
+  return marked;
+}"""
+
+
 def colour_violations(page: Page) -> list[str]:
-    """Text contrast and links told apart from text, by axe outside code blocks and by
-    CODE_TEXT_CONTRAST inside them."""
+    """Text contrast and links told apart from text: by axe on one text per look outside
+    code blocks (MARK_ONE_TEXT_PER_LOOK), and by CODE_TEXT_CONTRAST inside them."""
     code = page.evaluate(CODE_TEXT_CONTRAST)
-    found = blocking_violations(page, COLOUR_RULES, OUTSIDE_CODE)
+    found = []
+    if page.evaluate(MARK_ONE_TEXT_PER_LOOK, SAMPLE_ATTRIBUTE):
+        sampled = {"include": [[f"[{SAMPLE_ATTRIBUTE}]"]], **OUTSIDE_CODE}
+        found = blocking_violations(page, COLOUR_RULES, sampled)
     if code:
         found.append(f"code text contrast ({len(code)} elements): {code[:3]}")
     return found
+
+
+SAMPLING_SPECIMEN = """<!doctype html><html lang="en"><title>t</title><body>
+<main><h1>Specimen</h1>{rows}<p class="pale" style="color:#bbb">Pale text, once.</p>
+<div style="background:#333"><span class="dim" style="color:#444">Dark on dark</span></div>
+</main>"""
+
+
+def test_a_text_styled_apart_is_found_among_many(visit):
+    """The sampled colour check finds each text whose look is its own (a pale paragraph, a
+    dark span on a dark box) among a thousand ordinary ones, and samples few of those."""
+    rows = "".join(f"<p>Text {k}, <a href='#{k}'>a link</a>.</p>" for k in range(500))
+    visit.page.set_content(SAMPLING_SPECIMEN.format(rows=rows))
+    found = colour_violations(visit.page)
+    assert len(found) == 1 and "color-contrast" in found[0], found
+    assert "pale" in found[0] and "span" in found[0], found
+    marked = visit.page.evaluate(f"document.querySelectorAll('[{SAMPLE_ATTRIBUTE}]').length")
+    assert marked < 10, f"{marked} texts sampled of about 1,000 styled alike"
 
 
 # From one page, every page its navigation links to, and on: each page's HTML fetched and

@@ -24,15 +24,28 @@ from benchmarks.scenarios.common import SEED
 MODELS_PER_ARCHITECTURE = 2
 BATCHES = (1, 32)
 MLP_DEPTHS = (5, 50, 300)
+# The quick profile runs every code path at the smallest size: a model the predictor serves
+# through the shared graph (the shallowest MLP, also the stream's) and one it serves through
+# its own function (Discretization keeps state outside its variables).
+QUICK_ARCHITECTURES = ("discretization",)
+QUICK_MLP_DEPTHS = (5,)
 
 
-def architectures() -> dict:
+def architectures(quick: bool = False) -> dict:
     """Name -> (make(seed), sample(batch, seed)): the serving corpus's architectures (the
-    ones its correctness run checks), then MLPs of growing depth."""
+    ones its correctness run checks), then MLPs of growing depth; in the quick profile, the
+    stream's model first, then one architecture per route."""
     from benchmarks.architectures import ARCHITECTURES
 
+    mlps = {f"MLP, {d} hidden layers": (_mlp(d), _mlp_rows) for d in MLP_DEPTHS}
+    if quick:
+        chosen = [a for a in ARCHITECTURES if a.id in QUICK_ARCHITECTURES]
+        quick_mlps = {f"MLP, {d} hidden layers" for d in QUICK_MLP_DEPTHS}
+        makers = {name: maker for name, maker in mlps.items() if name in quick_mlps}
+        makers.update({a.title: (a.make, a.sample) for a in chosen})
+        return makers
     makers = {a.title: (a.make, a.sample) for a in ARCHITECTURES}
-    makers.update({f"MLP, {depth} hidden layers": (_mlp(depth), _mlp_rows) for depth in MLP_DEPTHS})
+    makers.update(mlps)
     return makers
 
 
@@ -169,8 +182,8 @@ def _speedup_ci(baseline: list[float], shared: list[float]) -> dict:
 
 
 def build(quick: bool) -> Setup:
-    rounds, calls = (3, 4) if quick else (15, 20)
-    makers = architectures()
+    rounds, calls = (2, 2) if quick else (15, 20)
+    makers = architectures(quick)
     first = next(iter(makers))
 
     def variant(name: str, label: str, way: str) -> Variant:
@@ -192,7 +205,7 @@ def build(quick: bool) -> Setup:
                 rows.append(measure_architecture(name, maker, batch, rounds, calls))
         return {"architectures": rows}
 
-    calls_per_pass = 10 if quick else 40
+    calls_per_pass = 4 if quick else 40
     return Setup(
         variants=[
             variant("dedicated", "one `tf.function` per model", "own"),
@@ -201,12 +214,13 @@ def build(quick: bool) -> Setup:
         ],
         stream=[k % MODELS_PER_ARCHITECTURE for k in range(calls_per_pass)],
         samples=[1] * calls_per_pass,
-        repetitions=3 if quick else 10,
+        repetitions=2 if quick else 10,
         parameters={
             ONEDNN: onednn_state(),
             "stream": f"{first}, {MODELS_PER_ARCHITECTURE} models, batch 1, alternating",
-            "architectures": "the serving corpus's (keras.applications at 32x32x3, "
-            "InceptionV3 at 75x75x3, weights=None, logits); MLPs of 32 units, 32 inputs",
+            "architectures": "; ".join(makers) if quick else "the serving corpus's "
+            "(keras.applications at 32x32x3, InceptionV3 at 75x75x3, weights=None, logits); "
+            "MLPs of 32 units, 32 inputs",
             "per architecture": f"{MODELS_PER_ARCHITECTURE} models, batches "
             f"{' and '.join(map(str, BATCHES))}, {rounds} interleaved rounds of {calls} calls",
         },
