@@ -212,8 +212,8 @@ EXTRA = {
                     **dict.fromkeys(("architecture", "variant", "label", "popularity"), TEXT),
                     **dict.fromkeys(("tenants", "requests", "first_pass_traces"), COUNT),
                     **dict.fromkeys(("p50_ms", "p99_ms"), PERCENTILE),
-                    **dict.fromkeys(("weights_kb", "model_kb", "first_request_ms"), POSITIVE),
-                    **dict.fromkeys(("traces_per_1000", "serving_kb_per_tenant"), NUMBER),
+                    **dict.fromkeys(("weights_kb", "first_request_ms"), POSITIVE),
+                    "traces_per_1000": NUMBER,
                 }
             ),
             "ray_serve": rows(

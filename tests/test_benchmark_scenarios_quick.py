@@ -24,13 +24,13 @@ TRACES = {
     "explainer_overhead": {"unwatched": 12, "watched": 12},
     "function_in_loop": {"function_per_call": 8, "model_per_call": 8, "created_once": 1},
     "loop_count": {"python_int": 20, "tensor": 1},
-    "many_tenants": {"dedicated": 10, "lru": 10, "shared": 1},
+    "many_tenants": {"dedicated": 4, "lru": 4, "shared": 1},
     "predict_loop": {"predict": 1, "predict_on_batch": 1, "tf_function": 1},
     "sequence_lengths": {"no_signature": 62, "reduce_retracing": 2, "buckets": 4},
     "serving_architectures": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
     "serving_without_onednn": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
-    "tenant_memory": {"dedicated": 10, "shared": 1},
-    "trace_memory": {"per_shape": 30, "signature": 1},
+    "tenant_memory": {"dedicated": 4, "shared": 1},
+    "trace_memory": {"per_shape": 12, "signature": 1},
     "weight_cache": {"dedicated": 10, "weight_swap": 1, "shared_graph": 1},
 }
 

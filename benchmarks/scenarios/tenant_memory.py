@@ -62,11 +62,13 @@ def measured(title: str, way: str, count: int) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def memory_rows(counts: tuple[int, ...]) -> list[dict]:
+def memory_rows(counts: tuple[int, ...], titles: tuple[str, ...] | None = None) -> list[dict]:
+    """Per architecture (those of ``titles``, or all), way of serving and count: one figure,
+    each from its own interpreter."""
     from benchmarks.scenarios.many_tenants import architectures, predictors
 
     rows = []
-    for title in architectures():
+    for title in titles or tuple(architectures()):
         for way, (label, _) in predictors().items():
             for count in counts:
                 figure = measured(title, way, count)
@@ -90,7 +92,7 @@ def build(quick: bool) -> Setup:
 
     from benchmarks.scenarios.many_tenants import predictors
 
-    tenants = 10 if quick else FIRST_REQUESTS
+    tenants = 4 if quick else FIRST_REQUESTS
     x = tf.constant(batch(1, rng()))
     choices = {name: predictors()[name] for name in ("dedicated", "shared")}
 
@@ -107,7 +109,10 @@ def build(quick: bool) -> Setup:
 
         return Variant(name, label, fresh)
 
-    counts = (10, 30) if quick else (100, 1000)
+    # The quick profile: every way of serving, on one architecture, at two small counts (two,
+    # so that a figure per added tenant can be read off): each figure is an interpreter.
+    counts = (1, 2) if quick else (100, 1000)
+    titles = ("MLP",) if quick else None
     return Setup(
         variants=[variant(name) for name in choices],
         stream=list(range(tenants)),
@@ -115,10 +120,11 @@ def build(quick: bool) -> Setup:
         repetitions=2 if quick else 10,
         parameters={
             "first requests": f"{tenants} new MLP tenants, batch 1, a fresh predictor",
-            "memory": f"{', '.join(f'{c:,}' for c in counts)} tenants per architecture and "
-            "way of serving, a fresh interpreter each",
+            "memory": f"{', '.join(f'{c:,}' for c in counts)} tenants per architecture "
+            f"({'MLP only' if quick else 'MLP and small CNN'}) and way of serving, "
+            "a fresh interpreter each",
         },
-        extra=lambda: {"memory": memory_rows(counts)},
+        extra=lambda: {"memory": memory_rows(counts, titles)},
     )
 
 

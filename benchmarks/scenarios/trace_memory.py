@@ -97,10 +97,10 @@ def memory_rows(traces: int) -> list[dict]:
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    lengths = list(range(1, (30 if quick else 150) + 1))
+    lengths = list(range(1, (12 if quick else 150) + 1))
     stream = [tf.ones([n]) for n in lengths]
     body = chain(OPERATION_COUNTS[0] // 3)
-    traces = 40 if quick else 100
+    traces = 4 if quick else 100
     return Setup(
         variants=[
             Variant("per_shape", "plain `tf.function`", lambda: FunctionRunner(tf.function(body))),
@@ -114,7 +114,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=stream,
         samples=[1] * len(stream),
-        repetitions=3 if quick else 8,
+        repetitions=2 if quick else 8,
         parameters={
             "stream": f"float32 vectors of lengths 1 to {len(lengths)}, each once",
             "function": f"{OPERATION_COUNTS[0]} operations (sin, multiply, add)",

@@ -10,6 +10,7 @@ from benchmarks.scenarios.common import SEED, batch, dense_model, rng, rss_bytes
 ROWS = 32
 SERVED = 10  # models served round-robin in the timed stream
 MEMORY_COUNTS = (1, 10, 100)
+QUICK_MEMORY_COUNTS = (1, 3)  # the quick profile: the same path at sizes that take seconds
 THREADS = 8
 
 
@@ -51,7 +52,8 @@ def predictors():
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 40 if quick else 200
+    calls = 20 if quick else 200
+    memory_counts = QUICK_MEMORY_COUNTS if quick else MEMORY_COUNTS
     x = tf.constant(batch(ROWS, rng()))
     models = [dense_model(SEED + k) for k in range(SERVED)]
     choices = predictors()
@@ -69,35 +71,36 @@ def build(quick: bool) -> Setup:
 
     def extra():
         return {
-            "memory": memory_by_model_count(x),
-            "wrong_outputs": wrong_outputs(models, x, calls_per_thread=25 if quick else 250),
+            "memory": memory_by_model_count(x, memory_counts),
+            "wrong_outputs": wrong_outputs(models, x, calls_per_thread=10 if quick else 250),
         }
 
     return Setup(
         variants=[variant(name) for name in choices],
         stream=[k % SERVED for k in range(calls)],
         samples=[ROWS] * calls,
-        repetitions=3 if quick else 20,
+        repetitions=2 if quick else 20,
         steady_repeats=1 if quick else 3,
         parameters={
             "models served": f"{SERVED}, same architecture, different weights, round-robin",
             "calls per pass": f"{calls} cold, {calls * (1 if quick else 3)} steady",
             "batch": ROWS,
-            "memory": f"{', '.join(map(str, MEMORY_COUNTS))} models",
+            "memory": f"{', '.join(map(str, memory_counts))} models",
             "threads": THREADS,
         },
         extra=extra,
     )
 
 
-def memory_by_model_count(x) -> list[dict]:
-    """Resident memory added by serving N models with N functions, or with one graph."""
+def memory_by_model_count(x, counts: tuple[int, ...] = MEMORY_COUNTS) -> list[dict]:
+    """Resident memory added by serving N models (each of ``counts``) with N functions, or
+    with one graph."""
     _, dedicated = predictors()["dedicated"]
     _, shared = predictors()["shared_graph"]
-    models = [dense_model(SEED + 1000 + k) for k in range(max(MEMORY_COUNTS))]
+    models = [dense_model(SEED + 1000 + k) for k in range(max(counts))]
     keep = []  # nothing is freed until the end, so no growth hides in reused memory
     rows = []
-    for count in MEMORY_COUNTS:
+    for count in counts:
         row = {"models": count}
         for name, make in (("shared", shared), ("dedicated", dedicated)):
             gc.collect()
