@@ -29,6 +29,10 @@ MLP_DEPTHS = (5, 50, 300)
 # its own function (Discretization keeps state outside its variables).
 QUICK_ARCHITECTURES = ("discretization",)
 QUICK_MLP_DEPTHS = (5,)
+CORPUS_DESCRIPTION = (
+    "the serving corpus's (keras.applications at 32x32x3, InceptionV3 at 75x75x3, "
+    "weights=None, logits); MLPs of 32 units, 32 inputs"
+)
 
 
 def architectures(quick: bool = False) -> dict:
@@ -218,9 +222,7 @@ def build(quick: bool) -> Setup:
         parameters={
             ONEDNN: onednn_state(),
             "stream": f"{first}, {MODELS_PER_ARCHITECTURE} models, batch 1, alternating",
-            "architectures": "; ".join(makers) if quick else "the serving corpus's "
-            "(keras.applications at 32x32x3, InceptionV3 at 75x75x3, weights=None, logits); "
-            "MLPs of 32 units, 32 inputs",
+            "architectures": "; ".join(makers) if quick else CORPUS_DESCRIPTION,
             "per architecture": f"{MODELS_PER_ARCHITECTURE} models, batches "
             f"{' and '.join(map(str, BATCHES))}, {rounds} interleaved rounds of {calls} calls",
         },
