@@ -324,5 +324,54 @@ def test_a_line_that_is_exactly_the_text_wins_over_lines_that_contain_it(docs):
 def test_a_marker_of_an_unknown_form_is_refused_not_left_on_the_page(lookalike):
     from verification.claims.markers import ClaimError, find_markers
 
-    with pytest.raises(ClaimError, match=r"page\.md: line 2: \[\[\w+ \.\.\.\]\] is not a claim"):
+    with pytest.raises(ClaimError, match=r"page\.md: line 2: \[\[\w+ \.\.\. is not a claim"):
         find_markers(f"Intro.\nA sentence.{lookalike}\n", "page.md")
+
+
+MALFORMED = [
+    '[[ proof: "shapes: 2"]]',
+    '[[Proof: "shapes: 2"]]',
+    '[[proof; "shapes: 2"]]',
+    '[[PROOF: "shapes: 2"]]',
+    '[proof: "shapes: 2"]]',
+    "[[ no-claim: site]]",
+    "[[no claim: site]]",
+    "[[No-claim: site]]",
+]
+
+
+def _claims_hook():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("claims_hook", DOCS / "hooks" / "claims.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("malformed", MALFORMED)
+def test_a_misspelt_marker_fails_the_build_naming_page_and_line(docs, malformed):
+    """A near miss used to render as raw text, and the page lost its claims list without a
+    word; the hook the build runs now stops with the page and the line."""
+    from types import SimpleNamespace
+
+    from mkdocs.exceptions import PluginError
+
+    page = PAGE.replace("It stays cached.", f"It stays cached.{malformed}")
+    assert page != PAGE
+    line = 3  # where PAGE's first sentence is
+    with pytest.raises(ClaimError, match=rf"^guide/page\.md: line {line}: .* is not a claim"):
+        find_markers(page, "guide/page.md")
+    hook = _claims_hook()
+    config = {"docs_dir": str(docs), "repo_url": REPO}
+    fake = SimpleNamespace(file=SimpleNamespace(src_uri="guide/page.md"))
+    with pytest.raises(PluginError, match=rf"^guide/page\.md: line {line}: "):
+        hook.on_page_markdown(page, page=fake, config=config)
+    # The well-formed page passes the same hook and keeps its claims list.
+    rendered = hook.on_page_markdown(PAGE, page=fake, config=config)
+    assert "Claims on this page and their evidence" in rendered and "[[" not in rendered
+
+
+def test_a_marker_written_lower_case_with_a_colon_is_still_a_marker_and_lists_stay_text():
+    text = 'A.[[proof: "a"]] B.[[no-claim: site]] Lists [[1, 2], [3, 4]] and [Proof](x).'
+    assert [m.kind for m in find_markers(text, "p.md")] == ["proof", "no-claim"]
