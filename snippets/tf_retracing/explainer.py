@@ -520,7 +520,7 @@ _GUARDS_LOCK = threading.Lock()
 def _part_of_a_one_off(reason: RetraceReason | None) -> bool:
     """A trace that is part of something done once, never a retrace to guard against: the
     second trace of a first call that created variables, or a trace tf.saved_model.save
-    makes of a concrete function (a guard that raised there would break the save)."""
+    makes for a signature it exports (a guard that raised there would break the save)."""
     return (
         reason is not None
         and reason.kind == "context"

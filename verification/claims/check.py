@@ -54,8 +54,7 @@ def read_record(path: Path = RECORD) -> dict:
         pages = document["pages"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ClaimError(
-            f"{path}: the record of claims cannot be read ({error}); write it with "
-            f"{RECORD_COMMAND}"
+            f"{path}: the record of claims cannot be read ({error}); write it with {RECORD_COMMAND}"
         ) from error
     if not isinstance(pages, dict) or not all(
         isinstance(v, list) and all(isinstance(s, str) for s in v) for v in pages.values()
@@ -129,9 +128,7 @@ def record(docs_dir: Path, path: Path = RECORD) -> dict:
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": RECORD_COMMAND,
         "pages": {
-            page: texts
-            for page in marked_pages(docs_dir)
-            if (texts := claimed(docs_dir, page))
+            page: texts for page in marked_pages(docs_dir) if (texts := claimed(docs_dir, page))
         },
     }
     path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
