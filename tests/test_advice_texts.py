@@ -237,3 +237,22 @@ def test_a_method_of_a_temporary_traces_with_self_none_on_every_call():
     for _ in range(3):
         kept.call(tf.ones(1))  # "Keep the object in a variable": one trace
     assert len(seen) == 4
+
+
+def test_a_new_tf_function_per_call_starts_empty_and_one_made_once_traces_once():
+    reasons, counts = [], []
+
+    def handle_request(x):
+        forward = explain_retracing(lambda x: x * 2)
+        forward(x)
+        counts.append(forward.experimental_get_tracing_count())
+        reasons.extend(forward.retrace_reasons)
+
+    for _ in range(3):
+        handle_request(tf.constant(1))
+    assert counts == [1, 1, 1]  # "each starting with an empty trace cache"
+    assert "each starting with an empty trace cache" in reasons[-1].message
+    forward = explain_retracing(lambda x: x * 2)  # "Create the tf.function once"
+    for _ in range(3):
+        forward(tf.constant(1))
+    assert forward.experimental_get_tracing_count() == 1
