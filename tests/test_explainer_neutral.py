@@ -118,7 +118,7 @@ def test_spec_names_are_not_part_of_the_comparison():
         "in a normal call",
         "while saving (tf.saved_model.save)",
     )
-    assert "once per traced signature each time the model is saved" in reason.message
+    assert "a later save with the same options traces only the concrete" in reason.message
     assert reason.others == ()
 
 

@@ -108,11 +108,90 @@ def test_save_time_traces_are_reported_as_such_and_never_trip_a_guard(tmp_path):
     # (A test before this one may have watched Scaler.scale: a new-tf-function reason.)
     assert [r.kind for r in watched.retrace_reasons if r.trace == 2] == ["shape"]
     saving = [r for r in watched.retrace_reasons if r.subkind == "saving"]
-    assert [r.trace for r in saving] == [3, 4]  # one per concrete function it exports
+    assert [r.trace for r in saving] == [3, 4]  # one per concrete function
     for reason in saving:
         assert (reason.kind, reason.subkind) == ("context", "saving")
-        assert "traced by tf.saved_model.save for a signature it exports" in reason.message
-    assert "(3,)" in saving[1].message  # the second exported signature, not a "shape change"
+        assert "traced by tf.saved_model.save for one of its concrete functions" in reason.message
+    assert "(3,)" in saving[1].message  # the second concrete function, not a "shape change"
+
+
+class Tripler(tf.Module):
+    @tf.function
+    def triple(self, x):
+        return x * 3
+
+
+def test_the_saving_text_says_what_saving_twice_traces(tmp_path):
+    """TFR012's message and table row, checked against tf.saved_model.save itself: every
+    concrete function traces once more, exported as a signature or not; a second save with
+    the same options traces none again, only a concrete function not saved before."""
+    from tf_retracing import CAUSES
+
+    module = Tripler()
+    watched = explain_retracing(module.triple)
+    for x in (tf.ones([1]), tf.ones([2]), tf.ones([3], tf.int32)):
+        module.triple(x)
+    signature = module.triple.get_concrete_function(tf.TensorSpec([None], tf.float32))
+    assert module.triple.experimental_get_tracing_count() == 4
+    tf.saved_model.save(module, str(tmp_path / "a"), signatures={"serving_default": signature})
+    assert list(tf.saved_model.load(str(tmp_path / "a")).signatures) == ["serving_default"]
+    saving = [r for r in watched.retrace_reasons if r.subkind == "saving"]
+    # Four concrete functions, one exported as a signature: four save-time traces.
+    assert module.triple.experimental_get_tracing_count() == 8
+    assert [r.cause for r in saving] == ["TFR012"] * 4
+    tf.saved_model.save(module, str(tmp_path / "b"), signatures={"serving_default": signature})
+    assert module.triple.experimental_get_tracing_count() == 8  # the second save: none
+    module.triple(tf.ones([1]))  # "later calls keep using their own traces"
+    assert module.triple.experimental_get_tracing_count() == 8
+    module.triple(tf.ones([2, 2]))  # a new concrete function, then a third save: one more
+    tf.saved_model.save(module, str(tmp_path / "c"))
+    assert module.triple.experimental_get_tracing_count() == 10
+    message = saving[0].message
+    assert "exported as a signature or not" in message
+    assert "a later save with the same options traces only the concrete" in message
+    assert "each time the model is saved" not in message
+    (row,) = [cause for cause in CAUSES if cause.code == "TFR012"]
+    assert row.fix == "expected: one per concrete function, exported or not, at its first save"
+
+
+def test_the_device_text_says_a_device_function_retraces_and_a_device_string_does_not():
+    """TFR013 outside a strategy: a tf.device scope does not retrace, in eager code or in a
+    TF1-style graph; a device function given to tf.Graph.device does, and the advice (a
+    device string instead) applied literally ends it."""
+
+    def watched_double():
+        @explain_retracing
+        def double(x):
+            return x * 2
+
+        return double
+
+    eager = watched_double()
+    eager(tf.ones([2]))
+    with tf.device("/cpu:0"):
+        eager(tf.ones([2]))
+    assert eager.experimental_get_tracing_count() == 1
+
+    def in_a_graph(*scopes):
+        double = watched_double()
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.constant([1.0, 2.0])
+            double(x)
+            for scope in scopes:
+                with graph.device(scope):
+                    double(x)
+        return double
+
+    with_function = in_a_graph(lambda op: "/cpu:0")
+    assert with_function.experimental_get_tracing_count() == 2
+    (reason,) = [r for r in with_function.retrace_reasons if r.subkind == "device"]
+    assert reason.cause == "TFR013"
+    assert "A tf.device scope outside a strategy never retraces" in reason.message
+    assert "give tf.Graph.device a device string instead of a function" in reason.message
+    assert "call it under one tf.device" not in reason.message
+    fixed = in_a_graph("/cpu:0", "/cpu:1")  # the advice, applied: device strings
+    assert fixed.experimental_get_tracing_count() == 1
 
 
 # --- every kind of advice, applied literally --------------------------------------------
@@ -400,9 +479,27 @@ DISTRIBUTED = textwrap.dedent(
     data = tf.data.Dataset.from_tensor_slices(tf.zeros([4, 3])).batch(4)
     for batch in strategy.experimental_distribute_dataset(data):
         replicated_step(batch)
+        replicated_step(batch)  # a second step: no trace (once per replica, not per step)
     (reason,) = per_replica.retrace_reasons
     print(reason.subkind, sorted([reason.before, reason.after]), "object at 0x" in reason.message)
     print("once per replica: expected, and nothing to fix" in reason.message)
+
+    # TFR013's other statements: a tf.device scope outside a strategy does not retrace,
+    # one inside the scope of a strategy that traces per device does.
+    @explain_retracing
+    def scoped(x):
+        return x * 2
+
+    for device in ("/cpu:0", "/cpu:1"):
+        with tf.device(device):
+            scoped(tf.ones([2]))
+    outside = scoped.experimental_get_tracing_count()
+    with strategy.scope():
+        for device in ("/cpu:0", "/cpu:1"):
+            with tf.device(device):
+                scoped(tf.ones([2]))
+    inside = [r.subkind for r in scoped.retrace_reasons]
+    print("outside", outside, "inside", inside, per_replica.experimental_get_tracing_count())
     """
 )
 
@@ -415,11 +512,14 @@ def test_distributed_partial_batch_and_its_fix_and_a_trace_per_replica(tmp_path)
         [sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.splitlines()[-4:] == [
+    assert done.stdout.splitlines()[-5:] == [
         "dist_inputs[0] shape True",
         "1",
         "device ['CPU:0', 'CPU:1'] False",  # devices by name, not MergeDevice reprs
         "True",
+        # Entering the scope changes the cross-replica context too ("other"); then a
+        # device scope alone: TFR013.
+        "outside 1 inside ['other', 'device'] 2",
     ]
 
 

@@ -700,9 +700,19 @@ def test_a_layer_changed_after_the_first_call_is_followed_after_forget():
     before = expected(model, x)
     predictor.predict(model, x)
     model.layers[0].activation = keras.activations.tanh
-    assert_same(predictor.predict(model, x), before)  # as documented: not followed
+    assert not np.allclose(expected(model, x), before, atol=1e-4)  # model(x) changed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no warning says so
+        assert_same(predictor.predict(model, x), before)  # as documented: not followed
     predictor.forget(model)
     assert_same(predictor.predict(model, x), expected(model, x))
+    # What the package and the method say about it (they once said "never a wrong answer").
+    import tf_retracing
+
+    for text in (tf_retracing.__doc__, SharedGraphPredictor.predict.__doc__):
+        words = " ".join(text.split())
+        assert "is not seen" in words and "forget(model)" in words, words
+        assert "wrong answer" not in words
 
 
 def test_a_wrong_rank_on_a_subclassed_functional_model_names_model_input_and_expectation():

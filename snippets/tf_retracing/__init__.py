@@ -3,7 +3,9 @@
 - ``explain_retracing`` / ``tracing_budget`` / ``python -m tf_retracing.explain``: which
   argument made a ``tf.function`` trace again, what changed, and what to do.
 - ``SharedGraphPredictor``: many Keras models served through one graph per architecture,
-  never returning a wrong answer.
+  each model's answers checked against its own call when it is first served; a change to
+  a model's Python structure after that (a layer's activation reassigned) is not seen,
+  and the old graph keeps answering, until ``forget(model)``.
 - ``python -m tf_retracing.lint``: the retracing hazards that can be seen in the source,
   found without running it (``tf_retracing.lint`` never imports TensorFlow).
 

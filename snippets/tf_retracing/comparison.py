@@ -112,10 +112,11 @@ def _seen_before(new: TraceDescription, history: Sequence[TraceDescription]) -> 
 def _save_time_reason(function: str, number: int, new: TraceDescription) -> RetraceReason:
     signature = ", ".join(f"{name}: {describe(node)}" for name, node in new.call.items())
     message = (
-        f"`{function}` traced again (trace {number}): traced by tf.saved_model.save for a "
-        f"signature it exports ({signature or 'no arguments'}). Saving traces each concrete "
-        "function of a tf.function again under its save options, once per traced signature "
-        "each time the model is saved; nothing to fix, and later calls keep using their own "
+        f"`{function}` traced again (trace {number}): traced by tf.saved_model.save for one "
+        f"of its concrete functions ({signature or 'no arguments'}). Saving traces every "
+        "concrete function of a tf.function once more under its save options, exported as a "
+        "signature or not; a later save with the same options traces only the concrete "
+        "functions not saved before. Nothing to fix, and later calls keep using their own "
         "traces."
     )
     return RetraceReason(
@@ -710,10 +711,13 @@ def _device_change(old_devices: tuple, new_devices: tuple) -> Change:
     before = ", ".join(old_devices) or "no device scope"
     after = ", ".join(new_devices) or "no device scope"
     advice = (
-        f"the same arguments, but called on device {after} instead of {before}. Each "
-        "device scope has its own traces, so under a tf.distribute strategy (such as "
-        "MirroredStrategy) a function traces once per replica: expected, and nothing to "
-        "fix. Outside a strategy, call it under one tf.device."
+        f"the same arguments, but called on device {after} instead of {before}. TensorFlow "
+        "keys a trace on the device only under a tf.distribute strategy that traces for "
+        "each device, such as MirroredStrategy over several devices (a function traces once "
+        "per replica: expected, and nothing to fix; in the strategy's scope, each tf.device "
+        "scope traces too), or in a TF1-style graph under a device function (a callable "
+        "given to tf.Graph.device). A tf.device scope outside a strategy never retraces. "
+        "In a TF1-style graph, give tf.Graph.device a device string instead of a function."
     )
     return Change(None, "context", before, after, advice, "device")
 
@@ -738,8 +742,8 @@ def _saving_change(saved_before: bool) -> Change:
         return Change(None, "context", saving, calling, advice, "saving")
     advice = (
         "the same arguments, but called by tf.saved_model.save, which traces every "
-        "function again under its save options. This happens once per function each "
-        "time the model is saved; later calls keep using their own traces."
+        "concrete function once more under its save options; a later save with the same "
+        "options does not trace it again, and later calls keep using their own traces."
     )
     return Change(None, "context", calling, saving, advice, "saving")
 

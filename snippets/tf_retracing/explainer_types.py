@@ -144,14 +144,15 @@ CAUSES = (
         "context",
         "traced while saving a SavedModel",
         changed="a trace made while saving a SavedModel",
-        fix="expected: one per exported signature",
+        fix="expected: one per concrete function, exported or not, at its first save",
     ),
     Cause(
         "TFR013",
         "context",
         "another device or replica",
-        changed="another device scope, or a replica of a distribution strategy",
-        fix="expected per replica; otherwise call from one device scope",
+        changed="the device, under a strategy that traces per device (a replica) or a TF1 "
+        "device function; never a plain `tf.device` scope",
+        fix="expected per replica; in a TF1 graph, a device string instead of a function",
     ),
 )
 _BY_CODE = {cause.code: cause for cause in CAUSES}

@@ -13,7 +13,7 @@ available to pytest; it does nothing (and imports no TensorFlow) unless a test a
 Only tf.functions created inside the test (or the block) are watched, as with
 ``watch_every_tf_function``: the two cannot be nested. A trace that is part of a one-off
 (the second trace of a first call that creates variables, or one ``tf.saved_model.save``
-makes for a signature it exports) is not counted. The failure lists each function over
+makes of a concrete function) is not counted. The failure lists each function over
 budget with the explainer's reason for every retrace.
 """
 

@@ -1,4 +1,5 @@
-"""One traced graph for every Keras model of the same architecture, never a wrong answer.
+"""One traced graph for every Keras model of the same architecture, checked against each
+model's own call when the model is first served.
 
 ``SharedGraphPredictor.predict(model, x)`` returns the output of the model as its weights
 define it: what ``model(x, training=False)`` returns, except where Keras's own call reads
@@ -136,7 +137,11 @@ class SharedGraphPredictor:
         it, by the model's own traced function, with one ``ServingFallbackWarning`` per
         model. That is what ``model(x, training=False)`` returns, except where Keras's
         call answers from state derived from older weights (an adapted ``Normalization``
-        after ``set_weights``): one ``StaleKerasStateWarning`` per model says so.
+        after ``set_weights``): one ``StaleKerasStateWarning`` per model says so; and
+        except after a change to the model's Python structure since its first call for
+        this kind of input (a layer's ``activation`` reassigned, a sub-layer replaced),
+        which is not seen: the graph chosen then keeps answering, without a warning, until
+        ``forget(model)``.
 
         Raises ``TypeError`` for something that is not a Keras 3 model (a Keras 2 model is
         named as such), ``ValueError`` for a model that is not built or an input the model

@@ -1,7 +1,12 @@
 """``python -m verification.claims report [PAGE ...]``: per guide page, the sentences that
 must carry evidence and how many do, then each sentence still without it; exit status 1
-when one is left. ``python -m verification.claims baseline``: record the counts of the
-pages as they are now in ``verification/claims/baseline.json``."""
+when one is left. ``python -m verification.claims check``: the coverage check the tests
+run (``verification/claims/check.py``): exit status 1, with one line per problem, when a
+marker is misspelt, its evidence is gone, a flagged sentence has none, or a recorded claim
+lost its marker. ``python -m verification.claims record``: write the claims as they are now
+to ``verification/claims/recorded.json``. ``python -m verification.claims baseline``:
+record the counts of the pages as they are now in ``verification/claims/baseline.json``
+(run once, before markers existed)."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from verification.claims.index import BASELINE, guide_pages, page_counts, page_sentences
+from verification.claims.markers import ClaimError
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -50,15 +56,46 @@ def baseline() -> int:
     return 0
 
 
+def check() -> int:
+    from verification.claims import check as coverage_check
+    from verification.matrix.schema import RESULTS_FILE, ResultsError, read_document
+
+    try:
+        matrix_doc = read_document(RESULTS_FILE, require_complete=True)
+        found = coverage_check.problems(DOCS, coverage_check.read_record(), matrix_doc)
+    except (ResultsError, ClaimError) as error:
+        print(error, file=sys.stderr)
+        return 1
+    for problem in found:
+        print(problem)
+    print(f"{len(found)} problems" if found else "every claim keeps its marker and evidence")
+    return 1 if found else 0
+
+
+def record() -> int:
+    from verification.claims import check as coverage_check
+
+    document = coverage_check.record(DOCS)
+    total = sum(len(texts) for texts in document["pages"].values())
+    print(f"wrote {coverage_check.RECORD}: {total} claims on {len(document['pages'])} pages")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verification.claims")
     commands = parser.add_subparsers(dest="command", required=True)
     show = commands.add_parser("report", help="coverage per page, and what lacks evidence")
     show.add_argument("pages", nargs="*", help="paths from docs/ (default: every guide page)")
     commands.add_parser("baseline", help="record the counts as they are now")
+    commands.add_parser("check", help="fail on a lost, misspelt or unresolved marker")
+    commands.add_parser("record", help="record the sentences that carry evidence now")
     args = parser.parse_args(argv)
     if args.command == "baseline":
         return baseline()
+    if args.command == "check":
+        return check()
+    if args.command == "record":
+        return record()
     pages = [p.removeprefix("docs/") for p in args.pages] or guide_pages(DOCS)
     return report(pages)
 

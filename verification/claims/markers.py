@@ -33,9 +33,14 @@ from dataclasses import dataclass
 NO_CLAIM_KINDS = ("instruction", "navigation", "site")
 INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _OPENING = re.compile(r"\[\[(?P<kind>proof|no-claim):")
-# What a marker of another kind looks like (``[[source URL]]``, ``[[proof URL]]``): the
-# build would leave it on the page as text, so it is refused instead.
-_LOOKALIKE = re.compile(r"\[\[(?P<word>[a-z][a-z-]*)(?:\s|:)")
+# What a marker of another kind or a misspelt one looks like (``[[source URL]]``,
+# ``[[proof URL]]``, ``[[ proof: ...]]``, ``[[Proof: ...]]``, ``[[proof; ...]]``, a single
+# bracket ``[proof: ...]``): the build would leave it on the page as text and the page
+# would lose the claim without a word, so it is refused instead.
+_LOOKALIKE = re.compile(
+    r"\[\[\s*(?P<word>[A-Za-z][A-Za-z_-]*)"
+    r"|\[\s*\[?\s*(?P<near>(?i:proof|no[-_ ]?claim))\s*[:;]"
+)
 
 
 class ClaimError(ValueError):
@@ -86,10 +91,11 @@ def _refuse_lookalikes(markdown: str, start: int, end: int, markers: list, page:
         if any(low <= match.start() < high for low, high in spans):
             continue
         line = markdown.count("\n", 0, match.start()) + 1
+        written = " ".join(markdown[match.start() : match.end() + 1].split())
         raise ClaimError(
-            f"{page}: line {line}: [[{match['word']} ...]] is not a claim marker; write "
+            f"{page}: line {line}: {written} ... is not a claim marker; write "
             '[[proof: ...]] (evidence: "output", results FILE PATH, source URL) or '
-            "[[no-claim: KIND]]"
+            "[[no-claim: KIND]], lower case, with no space after [[ and a colon"
         )
 
 

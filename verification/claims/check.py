@@ -1,0 +1,135 @@
+"""The coverage check: what fails when a claim loses its evidence.
+
+``python -m verification.claims check`` (and ``tests/test_claims.py``) fails when
+
+- a marker cannot be read (a misspelt ``[[ proof: ...]]``, an unknown kind), or is
+  outside a sentence of prose;
+- a piece of evidence is gone (the cited output line, results figure, page or run of the
+  version matrix no longer exists);
+- a guide sentence the count flags (a universal word, a number, a version) carries no
+  marker;
+- a sentence that carried a ``[[proof: ...]]`` marker when the claims were recorded is
+  on its page without one, or its page has fewer claims than were recorded.
+
+The record (``recorded.json``) lists, per page, the sentences that carried evidence; it is
+written by ``python -m verification.claims record``. Rewording a claim and keeping its
+marker passes (the page keeps its number of claims); removing a marker, or a claim with it,
+fails until the record is written again, so the change shows in review as a change of
+``recorded.json``. ``baseline.json`` is another file: the counts before markers existed,
+kept for the index page's "Flagged before" column, never updated.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+from verification.claims.coverage import sentences
+from verification.claims.index import GUIDE
+from verification.claims.markers import ClaimError
+from verification.claims.render import render_markers
+
+RECORD = Path(__file__).with_name("recorded.json")
+RECORD_COMMAND = "python -m verification.claims record"
+
+
+def marked_pages(docs_dir: Path) -> list[str]:
+    """Every page of ``docs_dir`` (from it, with /), sorted."""
+    return sorted(p.relative_to(docs_dir).as_posix() for p in docs_dir.rglob("*.md"))
+
+
+def claimed(docs_dir: Path, page: str) -> list[str]:
+    """The sentences of ``page`` that end with a ``[[proof: ...]]`` marker."""
+    markdown = (docs_dir / page).read_text(encoding="utf-8")
+    found = sentences(markdown, page)
+    return [s.text for s in found if any(m.kind == "proof" for m in s.markers)]
+
+
+def read_record(path: Path = RECORD) -> dict:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        pages = document["pages"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ClaimError(
+            f"{path}: the record of claims cannot be read ({error}); write it with {RECORD_COMMAND}"
+        ) from error
+    if not isinstance(pages, dict) or not all(
+        isinstance(v, list) and all(isinstance(s, str) for s in v) for v in pages.values()
+    ):
+        raise ClaimError(f"{path}: 'pages' must map each page to a list of sentences")
+    return document
+
+
+def problems(
+    docs_dir: Path,
+    record: dict,
+    matrix_doc: dict | None,
+    pages: list[str] | None = None,
+    repo_url: str = "https://github.com/example/repo",
+) -> list[str]:
+    """Every reason the check fails, one line each (empty: the check passes)."""
+    found: list[str] = []
+    recorded = record["pages"]
+    existing = marked_pages(docs_dir)
+    chosen = existing if pages is None else pages
+    for page in chosen:
+        markdown = (docs_dir / page).read_text(encoding="utf-8")
+        try:
+            render_markers(markdown, page, docs_dir, repo_url, matrix_doc)
+            page_sentences = sentences(markdown, page)
+        except ClaimError as error:  # malformed, outside prose, or evidence gone
+            found.append(str(error))
+            continue
+        if page.startswith(f"{GUIDE}/"):
+            found.extend(
+                f"{page}: a sentence the count flags has no marker: {s.text}"
+                for s in page_sentences
+                if s.status == "missing"
+            )
+        found.extend(_lost_claims(page, page_sentences, recorded.get(page, [])))
+    if pages is None:
+        found.extend(
+            f"{page}: recorded with {len(recorded[page])} claims, and the page is gone "
+            f"(moved? write the record again: {RECORD_COMMAND})"
+            for page in sorted(set(recorded) - set(existing))
+            if recorded[page]
+        )
+    return found
+
+
+def _lost_claims(page: str, page_sentences: list, recorded: list[str]) -> list[str]:
+    now = Counter(s.text for s in page_sentences if s.status == "proof")
+    unmarked = {s.text for s in page_sentences if s.status != "proof"}
+    lost = [
+        f"{page}: this sentence had a [[proof: ...]] marker and has none now: {text}"
+        for text in dict.fromkeys(recorded)
+        if text in unmarked and text not in now
+    ]
+    if sum(now.values()) < len(recorded):
+        gone = [text for text in dict.fromkeys(recorded) if text not in now]
+        lost.append(
+            f"{page}: {sum(now.values())} sentences carry evidence, {len(recorded)} were "
+            f"recorded; not found with a marker now: {' | '.join(gone) or '(reworded)'}. "
+            f"If the claims were removed on purpose, write the record again: {RECORD_COMMAND}"
+        )
+    return lost
+
+
+def record(docs_dir: Path, path: Path = RECORD) -> dict:
+    """Write the sentences that carry evidence now, per page."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    document = {
+        "commit": commit,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": RECORD_COMMAND,
+        "pages": {
+            page: texts for page in marked_pages(docs_dir) if (texts := claimed(docs_dir, page))
+        },
+    }
+    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return document
