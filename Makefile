@@ -5,7 +5,7 @@ SITE_DIR ?= site
 # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: help env docs-env serve build test test-page lint bench bench-quick matrix clean
+.PHONY: help env docs-env serve build test test-scheduled test-page lint bench bench-quick matrix clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,6 +28,9 @@ test: env  ## run the whole test suite (executes every code block on the site)
 	@.ci/ensure-chromium
 	@echo ">> running the test suite"
 	$(PY) -m pytest
+
+test-scheduled: env  ## the checks too long for make test (weekly in CI): reader installs, the whole explainer corpus
+	$(PY) -m pytest -m scheduled $(PYTEST_ARGS)
 
 # The checks about one page: its blocks run as a reader would with their shown output, its
 # continuation labels and verified-versions note, the guide's lint expectations, and the

@@ -29,7 +29,8 @@ from tf_retracing._site import SITE_URL
 from verification.harness.codeblocks import ROOT
 from verification.matrix.entries import NIGHTLY, InterpreterNotFound, interpreter
 
-pytestmark = pytest.mark.slow
+# Eight environments made and installed into: minutes, so weekly (CONTRIBUTING.md).
+pytestmark = [pytest.mark.slow, pytest.mark.scheduled]
 
 UV = ROOT / ".tools" / "bin" / "uv"
 MAX_ADDED_BYTES = 5 * 1024 * 1024

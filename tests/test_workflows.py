@@ -135,8 +135,31 @@ def test_the_expected_workflows_exist():
         "gpu-benchmark.yml",
         "pages.yml",
         "release.yml",
+        "scheduled-checks.yml",
         "version-matrix.yml",
     ]
+
+
+SCHEDULED_WORKFLOW = GITHUB / "workflows" / "scheduled-checks.yml"
+
+
+def test_checks_moved_out_of_make_test_run_weekly_and_are_named_in_contributing():
+    """A test marked `scheduled` is left out of make test (pyproject's addopts) and run by
+    the Scheduled checks workflow, on a schedule only, through make test-scheduled; each file
+    holding such tests is named in CONTRIBUTING.md, so that none is forgotten."""
+    workflow = load(SCHEDULED_WORKFLOW)
+    assert triggers(workflow) == {"schedule", "workflow_dispatch"}
+    runs = [step.get("run", "") for _, step in all_steps(workflow)]
+    assert any(run.startswith("make test-scheduled") for run in runs), runs
+    marked = sorted(
+        path.name
+        for path in (ROOT / "tests").glob("test_*.py")
+        if "pytest.mark.scheduled" in path.read_text("utf-8")
+    )
+    assert marked, "no test is marked scheduled: remove the workflow instead"
+    contributing = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    assert "Scheduled checks" in contributing
+    assert [name for name in marked if f"tests/{name}" not in contributing] == []
 
 
 def test_release_publishes_with_trusted_publishing_from_a_tag_only():
