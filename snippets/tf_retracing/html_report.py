@@ -119,8 +119,15 @@ def _content(report: dict) -> list[str]:
 
 def _run_line(report: dict) -> str:
     versions = report.get("versions", {})
-    facts = [f"exit status {report.get('exit_status')}"]
-    facts += [f"{name} {value}" for name, value in versions.items() if value]
+    facts = []
+    if report.get("exit_status") is not None:  # a notebook's report has none
+        facts.append(
+            escape(
+                f"exit status {report['exit_status']} when the program's code ended (atexit "
+                "handlers run after this report and can still change the process's)"
+            )
+        )
+    facts += [escape(f"{name} {value}") for name, value in versions.items() if value]
     args = report.get("args") or []
     if args:
         facts.insert(0, "arguments " + " ".join(f"<code>{escape(a)}</code>" for a in args))
