@@ -588,6 +588,27 @@ def test_html_report_escapes_what_the_program_named():
     assert "<p>changed &lt;b&gt;</p>" in page  # the link is shown apart, not repeated
 
 
+# A report whose function, argument and value hold backticks, and a value too long for
+# any screen's width (also read by tests/test_browser.py).
+BACKTICKS_AND_A_LONG_VALUE = (
+    Path(__file__).parent / "fixtures" / "explain" / ("backticks-and-a-long-value.json")
+)
+
+
+def test_html_report_keeps_backticks_in_names_inside_their_code():
+    from tf_retracing.html_report import render_html
+
+    page = render_html(json.loads(BACKTICKS_AND_A_LONG_VALUE.read_text()))
+    advice = re.search(r"<p>(.*?)</p></li>", page).group(1)
+    assert advice.startswith(
+        "<code>f`g</code> traced again (trace 2): argument <code>batch[&quot;a`b&quot;]</code>"
+        " is a Python str whose value changed from &#x27;c`d&#x27; to "
+    )
+    assert advice.endswith("Pass it as a tensor (<code>tf.constant</code>).")
+    assert page.count("<code>") == page.count("</code>")
+    assert "overflow-wrap: anywhere; }" in page.split("h1 {")[0]  # on the body: all text
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("code", "status"), [("True", 1), ("263", 7), ("-1", 255)])
 def test_the_json_report_records_the_status_the_shell_sees(code, status, tmp_path, python):

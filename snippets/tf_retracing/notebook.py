@@ -20,7 +20,7 @@ import re
 
 import tf_retracing
 from tf_retracing.explainer_types import RetraceReason
-from tf_retracing.html_report import inline_code
+from tf_retracing.html_report import inline_code, reason_literals
 
 _SESSION: NotebookSession | None = None
 
@@ -121,8 +121,9 @@ def _line_text(reason: RetraceReason, times: int) -> str:
 
 def _line_html(reason: RetraceReason, times: int) -> str:
     what, advice = split_message(reason.message)
+    literals = reason_literals(reason.as_dict())
     return (
-        f"{_times(times)}{inline_code(what)} {inline_code(advice)} "
+        f"{_times(times)}{inline_code(what, literals)} {inline_code(advice, literals)} "
         f'<a href="{html.escape(reason.url)}" target="_blank">{reason.cause}</a>'
     )
 
