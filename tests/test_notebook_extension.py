@@ -20,10 +20,12 @@ from tf_retracing import explainer, notebook
 from tf_retracing.html_report import render_fragment, scoped
 
 CELLS = [
+    "import tensorflow as tf\n\nearly = tf.function(lambda x: x * 2)\n_ = early(tf.zeros([1]))",
     "%load_ext tf_retracing",
-    "import tensorflow as tf\n\n@tf.function\ndef total(x):\n    return tf.reduce_sum(x)",
+    "@tf.function\ndef total(x):\n    return tf.reduce_sum(x)",
     "for n in range(1, 4):\n    total(tf.zeros([n]))\nprint('ran')",
     "total(tf.zeros([2]))  # a shape seen before: no retrace",
+    "for n in range(2, 9):\n    early(tf.zeros([n]))  # made before %load_ext: TF warns",
     "%retracing",
     "%unload_ext tf_retracing",
     "total(tf.zeros([7]))  # traces again, but nobody watches any more",
@@ -42,8 +44,8 @@ DRIVER = textwrap.dedent(
     for cell in nb.cells:
         outputs = []
         for out in cell.outputs:
-            if out.output_type == "stream" and out.name == "stdout":
-                outputs.append({"stdout": out.text})
+            if out.output_type == "stream":
+                outputs.append({out.name: out.text})
             elif "data" in out:
                 outputs.append(dict(out.data))
         shown.append(outputs)
@@ -64,7 +66,8 @@ def test_a_notebook_kernel_says_under_each_cell_what_traced_again(page_runs, tmp
         env={"PATH": "/usr/bin:/bin", "TF_CPP_MIN_LOG_LEVEL": "3", "HOME": str(tmp_path)},
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    load, define, retrace, seen, report, unload, unwatched = json.loads(done.stdout)
+    before, load, define, retrace, seen, early, report, unload, unwatched = json.loads(done.stdout)
+    assert [out for out in before if "stderr" not in out] == []  # TensorFlow's start-up log
     assert load == [] and define == [] and unload == []
     # One summary for the cell's two retraces, after what the cell printed; no log lines.
     assert retrace[0] == {"stdout": "ran\n"}
@@ -85,6 +88,13 @@ def test_a_notebook_kernel_says_under_each_cell_what_traced_again(page_runs, tmp
     assert shown["text/html"].startswith('<div class="tf-retracing-report"><style>')
     assert "<h1>Retracing report for <code>this notebook</code></h1>" in shown["text/html"]
     assert "total: why it traced again" in shown["text/plain"]
+    assert "total     cell In[3], line 1" in shown["text/plain"]  # not the kernel's file name
+    assert "exit status" not in shown["text/html"]
+    # Made before %load_ext: said so when TensorFlow warns, never "made anew".
+    (said,) = [out for out in early if "text/plain" in out]  # beside TensorFlow's warning
+    assert "made before %load_ext tf_retracing" in said["text/plain"]
+    assert "made anew" not in said["text/plain"]
+    # After %unload_ext: the cell's result and nothing else (no message on stderr).
     assert [sorted(out) for out in unwatched] == [["text/plain"]]
 
 
