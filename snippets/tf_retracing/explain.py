@@ -212,7 +212,8 @@ class _Session:
         self.unavailable: str | None = None  # why the explainer did not run, if it did not
         self._stack = contextlib.ExitStack()
         self._hook = _AfterImport("tensorflow", self._start)
-        self._reported = False
+        self._reported = self._done = False  # the reports: begun, finished
+        self._pending_signal: int | None = None
         # The report goes where standard error was when the run began, even if the script
         # closes or replaces sys.stderr; the files asked for are written first.
         self._stream = _ReportStream()
@@ -253,11 +254,16 @@ class _Session:
         if self._reported:
             return
         self._reported = True
-        if self.targets:
-            _write_reports(self.targets, _json_report(self.options, status, self))
-        if self.unavailable is None:
-            with self._stream as stream:
-                _print_report(self.options.script, self.watches, self.guard, stream)
+        try:
+            if self.targets:
+                _write_reports(self.targets, _json_report(self.options, status, self))
+            if self.unavailable is None:
+                with self._stream as stream:
+                    _print_report(self.options.script, self.watches, self.guard, stream)
+        finally:
+            self._done = True
+            if self._pending_signal is not None:  # SIGTERM came while the reports were written
+                _die_of(self._pending_signal)
 
     def _listen_for_sigterm(self) -> None:
         # Only where python would die of it: not if SIGTERM is ignored or handled already.
@@ -274,12 +280,20 @@ class _Session:
     def _on_sigterm(self, signum, _frame) -> None:
         """Write the reports, then die of the signal as python would have: no finally
         block or atexit handler of the program runs, and the parent sees SIGTERM."""
+        if self._reported and not self._done:  # arrived while they are being written
+            self._pending_signal = signum  # finish them first (report() then dies)
+            return
         self.report(TERMINATED)
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        _die_of(signum)
+
+
+def _die_of(signum: int) -> None:
+    """End the process by ``signum`` with its default action, as python ends by it."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
