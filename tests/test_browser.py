@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import shutil
 import threading
@@ -23,6 +24,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from verification.harness.codeblocks import ROOT, site_url_path
 
 BLOCKING_IMPACTS = {"serious", "critical"}
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def chromium_path() -> str:
@@ -821,3 +823,20 @@ def check_pinned_column_takes_the_page_background(path: str, page: Page, width: 
     assert found["page"] not in {"rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"}, found["page"]
     off = found["off"][:5]
     assert not off, f"{path} (dark, {width} px): pinned cells {off}"
+
+
+def test_the_explain_html_report_never_scrolls_sideways_on_a_phone(browser):
+    """A long value in a retrace's message wraps instead of widening the page (the report
+    of ``python -m tf_retracing.explain --html``; no site needed)."""
+    from tf_retracing.html_report import render_html
+
+    report = json.loads((FIXTURES / "explain" / "backticks-and-a-long-value.json").read_text())
+    page = browser.new_page(viewport={"width": 360, "height": 640})
+    try:
+        page.set_content(render_html(report))
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+    finally:
+        page.close()
+    assert widths[0] <= widths[1]

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -61,6 +63,34 @@ SCRIPTS = {
 }
 # What python itself does with these, run through the explainer, must not change.
 SCRIPTS |= {
+    # An uncaught exception goes to the program's own sys.excepthook, as python hands it.
+    "own-excepthook": textwrap.dedent(
+        """
+        import sys
+
+
+        def hook(kind, error, tb):
+            print("hook:", kind.__name__, error, tb.tb_frame.f_code.co_filename == __file__)
+
+
+        sys.excepthook = hook
+        raise RuntimeError("broken")
+        """
+    ),
+    "excepthook-that-fails": textwrap.dedent(
+        """
+        import sys
+
+
+        def hook(kind, error, tb):
+            raise LookupError("the hook broke")
+
+
+        sys.excepthook = hook
+        raise RuntimeError("broken")
+        """
+    ),
+    "excepthook-that-exits": "import sys\nsys.excepthook = lambda *a: sys.exit(4)\n1 / 0\n",
     "keyboard-interrupt": "print('working')\nraise KeyboardInterrupt\n",  # Ctrl-C: SIGINT
     "argv-file-and-path": "import sys\nprint(sys.argv, __file__, sys.path[0], __name__)\n",
     "not-utf-8": b"# no encoding declared\nname = 'caf\xe9'\n",
@@ -175,23 +205,62 @@ def test_dash_runs_standard_input_as_python_does(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("ending", "status"),
-    [("os._exit(3)", 3), ("os.kill(os.getpid(), signal.SIGTERM)", -signal.SIGTERM)],
-)
-def test_a_script_that_ends_without_python_exiting_leaves_no_file(ending, status, tmp_path, python):
-    (tmp_path / "script.py").write_text(f"import os, signal\nprint('ran', flush=True)\n{ending}\n")
+def test_a_script_that_ends_by_os_exit_leaves_no_file(tmp_path, python):
+    (tmp_path / "script.py").write_text("import os\nprint('ran', flush=True)\nos._exit(3)\n")
     plain = python.run(["script.py"], tmp_path)
     watched = python.run(["-m", "tf_retracing.explain", "--json", "r.json", "script.py"], tmp_path)
-    assert (
-        (plain.returncode, plain.stdout)
-        == (watched.returncode, watched.stdout)
-        == (
-            status,
-            "ran\n",
-        )
-    )
+    assert (plain.returncode, plain.stdout) == (watched.returncode, watched.stdout) == (3, "ran\n")
     assert [path.name for path in tmp_path.iterdir()] == ["script.py"]  # no temporary file
+
+
+TERMINATED_SERVER = """\
+import atexit, os, signal, time
+import tensorflow as tf
+
+atexit.register(print, "atexit ran")  # python, killed by SIGTERM, runs neither
+serve = tf.function(lambda n: n)
+serve(1)
+serve(2)
+print("serving", flush=True)
+try:
+    os.kill(os.getpid(), signal.SIGTERM)  # as docker stop sends it, while the server waits
+    time.sleep(30)
+finally:
+    print("finally ran")
+"""
+
+
+@pytest.mark.slow
+def test_sigterm_writes_every_report_then_ends_as_python_ends(tmp_path, python):
+    (tmp_path / "script.py").write_text(TERMINATED_SERVER)
+    plain = python.run(["script.py"], tmp_path)
+    args = ["--json", "r.json", "--html", "r.html", "script.py"]
+    watched = python.run(["-m", "tf_retracing.explain", *args], tmp_path)
+    assert (plain.returncode, plain.stdout) == (-signal.SIGTERM, "serving\n")
+    assert (watched.returncode, watched.stdout) == (plain.returncode, plain.stdout)
+    assert "1 retrace for argument `n`: a Python value changed" in watched.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["exit_status"] == 143  # what a shell shows for a process SIGTERM ended
+    assert report["functions"][0]["retraces"] == 1
+    assert "a Python value changed</span>" in (tmp_path / "r.html").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.json", "script.py"]
+
+
+def test_an_atexit_exit_status_is_not_claimed_as_the_recorded_one(tmp_path):
+    # The report is written when the program's code has ended; an atexit handler runs
+    # later and can change the status (os._exit): the report says which status it holds.
+    (tmp_path / "script.py").write_text("import atexit, os\natexit.register(os._exit, 5)\n")
+    plain = _run(["script.py"], tmp_path)
+    args = ["--json", "r.json", "--html", "r.html", "script.py"]
+    watched = _run(["-m", "tf_retracing.explain", *args], tmp_path)
+    assert plain.returncode == watched.returncode == 5
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["exit_status"] == 0
+    assert "the status the program's code ended with" in report["exit_status_note"]
+    assert "atexit handlers run after this report" in report["exit_status_note"]
+    page = (tmp_path / "r.html").read_text()
+    assert "exit status 0 when the program&#x27;s code ended" in page
+    assert "atexit handlers run after this report" in page
 
 
 @pytest.mark.slow
@@ -228,14 +297,80 @@ def test_json_never_replaces_the_script_or_its_input(target, args, message, tmp_
 
 
 def test_a_path_that_is_not_a_script_fails_like_python(tmp_path):
-    plain = _run([str(tmp_path)], ELSEWHERE)
+    plain = _run([str(tmp_path)], ELSEWHERE)  # a folder without __main__.py
     watched = _run(["-m", "tf_retracing.explain", str(tmp_path)], ELSEWHERE)
     assert watched.returncode == plain.returncode == 1
-    assert "is a directory" in watched.stderr
+    assert plain.stderr.endswith(f"can't find '__main__' module in {str(tmp_path)!r}\n")
+    assert watched.stderr.startswith(plain.stderr)
     missing = str(tmp_path / "missing.py")
     assert _run(["-m", "tf_retracing.explain", missing], ELSEWHERE).returncode == 2
     assert _run([missing], ELSEWHERE).returncode == 2
     assert watched.stdout == ""
+
+
+FOLDER_MAIN = """\
+import sys
+print(sys.argv, __file__, sys.path[0], __name__, __spec__.name)
+raise ValueError("from the folder's __main__")
+"""
+
+
+@pytest.mark.parametrize("form", ["app/", "app", "app.zip"])
+def test_a_folder_or_zip_file_runs_its_main_module_as_python_runs_it(form, tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__main__.py").write_text(FOLDER_MAIN)
+    with zipfile.ZipFile(tmp_path / "app.zip", "w") as archive:
+        archive.write(tmp_path / "app" / "__main__.py", "__main__.py")
+    plain = _run([form, "x"], tmp_path)
+    watched = _run(["-m", "tf_retracing.explain", form, "x"], tmp_path)
+    assert watched.returncode == plain.returncode == 1
+    assert watched.stdout == plain.stdout and f"['{form}', 'x']" in plain.stdout
+    report_at = watched.stderr.index(f"\n== retracing report for {form} ==")
+    assert watched.stderr[:report_at] == plain.stderr  # python's traceback, frames and all
+    assert "ValueError: from the folder's __main__" in plain.stderr
+
+
+NO_TENSORFLOW = """\
+import atexit, sys
+# Runs after the explainer's report, so it sees what the whole run imported.
+atexit.register(lambda: print("tensorflow imported:", "tensorflow" in sys.modules))
+print("done")
+"""
+
+
+def test_a_program_that_never_imports_tensorflow_runs_without_it(tmp_path):
+    (tmp_path / "script.py").write_text(NO_TENSORFLOW)
+    started = time.monotonic()
+    args = ["--json", "r.json", "--html", "r.html", "script.py"]
+    watched = _run(["-m", "tf_retracing.explain", *args], tmp_path)
+    took = time.monotonic() - started
+    assert watched.stdout == "done\ntensorflow imported: False\n", watched.stderr
+    assert watched.returncode == 0 and "no tf.function was created" in watched.stderr
+    assert took < 3.0  # TensorFlow's import alone takes longer on this machine
+    assert json.loads((tmp_path / "r.json").read_text())["versions"]["tensorflow"] is None
+
+
+IMPORTS_TENSORFLOW_LATE = """\
+import importlib.util
+# A library probing for TensorFlow finds it without importing it: nothing starts yet.
+assert importlib.util.find_spec("tensorflow") is not None
+import keras  # imports TensorFlow while Keras itself is half imported: the explainer starts
+import tensorflow as tf
+print(type(tf.__loader__).__name__, type(tf.__spec__.loader).__name__)
+total = tf.function(lambda x: tf.reduce_sum(x))
+for n in (1, 2):
+    total(tf.zeros([n]))
+"""
+
+
+@pytest.mark.slow
+def test_a_program_that_imports_tensorflow_later_is_explained(tmp_path):
+    (tmp_path / "script.py").write_text(IMPORTS_TENSORFLOW_LATE)
+    watched = _run(["-m", "tf_retracing.explain", "script.py"], tmp_path)  # a new interpreter
+    assert watched.returncode == 0, watched.stderr
+    assert watched.stdout == "SourceFileLoader SourceFileLoader\n"  # its own loader
+    assert "1 retrace for argument `x`: a tensor's shape changed" in watched.stderr
+    assert "could not start" not in watched.stderr
 
 
 # Options: the guard, its warm-up and the JSON report --------------------------------
@@ -453,6 +588,27 @@ def test_html_report_escapes_what_the_program_named():
     page = render_html({"script": "<s>.py", "exit_status": 0, "functions": [function]})
     assert "<s>" not in page and "<b>" not in page and "&lt;ids&gt;" in page
     assert "<p>changed &lt;b&gt;</p>" in page  # the link is shown apart, not repeated
+
+
+# A report whose function, argument and value hold backticks, and a value too long for
+# any screen's width (also read by tests/test_browser.py).
+BACKTICKS_AND_A_LONG_VALUE = (
+    Path(__file__).parent / "fixtures" / "explain" / ("backticks-and-a-long-value.json")
+)
+
+
+def test_html_report_keeps_backticks_in_names_inside_their_code():
+    from tf_retracing.html_report import render_html
+
+    page = render_html(json.loads(BACKTICKS_AND_A_LONG_VALUE.read_text()))
+    advice = re.search(r"<p>(.*?)</p></li>", page).group(1)
+    assert advice.startswith(
+        "<code>f`g</code> traced again (trace 2): argument <code>batch[&quot;a`b&quot;]</code>"
+        " is a Python str whose value changed from &#x27;c`d&#x27; to "
+    )
+    assert advice.endswith("Pass it as a tensor (<code>tf.constant</code>).")
+    assert page.count("<code>") == page.count("</code>")
+    assert "overflow-wrap: anywhere; }" in page.split("h1 {")[0]  # on the body: all text
 
 
 @pytest.mark.slow

@@ -27,8 +27,9 @@ PRIVATE_ATTRIBUTES = frozenset(
 PRIVATE_MODULES = ("tensorflow.python", "tensorflow.core")
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "_internals.py")
 # Entry points that use the package's public API as a reader does: the version gate in
-# ``__init__`` picks the explainer or its counting fallback for them.
-PUBLIC_API_CONSUMERS = frozenset({"pytest_plugin.py"})
+# ``__init__`` picks the explainer or its counting fallback for them (the explain command
+# runs a program as a reader's own would).
+PUBLIC_API_CONSUMERS = frozenset({"pytest_plugin.py", "explain.py"})
 
 
 def _submodules() -> set[str]:
@@ -66,6 +67,25 @@ def test_no_module_imports_a_name_from_the_package_init(path):
         if isinstance(node, ast.ImportFrom) and node.module == "tf_retracing"
         for alias in node.names
         if alias.name not in _submodules()
+    ]
+    assert upward == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in MODULES if p.name not in PUBLIC_API_CONSUMERS | {"__init__.py"}],
+    ids=lambda p: p.relative_to(PACKAGE).as_posix(),
+)
+def test_no_module_imports_the_package_itself(path):
+    """``import tf_retracing`` in a submodule is an arrow back up to ``__init__``: import
+    the submodule that holds the name instead."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    upward = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name == "tf_retracing"
     ]
     assert upward == []
 

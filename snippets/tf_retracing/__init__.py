@@ -215,7 +215,9 @@ def load_ipython_extension(ipython) -> None:
     say, under each cell, what traced again (``tf_retracing.notebook``)."""
     from tf_retracing import notebook
 
-    notebook.load(ipython)
+    # The version check runs here, so that the notebook module need not import the package.
+    name = "EXPLAINER_UNAVAILABLE"
+    notebook.load(ipython, unavailable=globals()[name] if name in globals() else __getattr__(name))
 
 
 def unload_ipython_extension(ipython) -> None:

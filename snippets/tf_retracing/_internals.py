@@ -123,7 +123,7 @@ try:
     from tensorflow.python.eager.polymorphic_function.concrete_function import (  # noqa: F401
         ConcreteFunction,
     )
-    from tensorflow.python.eager.polymorphic_function.polymorphic_function import (  # noqa: F401
+    from tensorflow.python.eager.polymorphic_function.polymorphic_function import (
         Function as PolymorphicFunction,
     )
     from tensorflow.python.util.tf_decorator import make_decorator  # noqa: F401
@@ -419,20 +419,24 @@ class _RetracingWarningListener(logging.Handler):
         message = record.getMessage()
         if _RETRACING_WARNING not in message:
             return
-        frame, key = sys._getframe(1), None
+        frame, key, function = sys._getframe(1), None, None
         while frame is not None:  # up to the detector that counted the call
             if frame.f_code.co_name == "called_with_tracing" and "key" in frame.f_locals:
                 key = frame.f_locals["key"]
+                # Its caller is the tf.function's __call__: the object that traced.
+                caller = frame.f_back.f_locals.get("self") if frame.f_back else None
+                function = caller if isinstance(caller, PolymorphicFunction) else None
                 break
             frame = frame.f_back
-        self.heard(key, message)
+        self.heard(key, message, function)
 
 
 @contextlib.contextmanager
 def hearing_retracing_warnings(heard: Callable) -> Iterator[None]:
     """Inside the block, each retracing warning TensorFlow logs is passed to
-    ``heard(key, message)``, ``key`` being the code object it counted calls of (None if it
-    cannot be found). A program that silenced TensorFlow's logger is not heard."""
+    ``heard(key, message, function)``, ``key`` being the code object it counted calls of
+    and ``function`` the tf.function whose call it counted (None where either cannot be
+    found). A program that silenced TensorFlow's logger is not heard."""
     logger = tf.get_logger()
     listener = _RetracingWarningListener(heard)
     logger.addHandler(listener)

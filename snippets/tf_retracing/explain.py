@@ -3,9 +3,13 @@
 ``python -m tf_retracing.explain [options] [--] script.py [args]`` runs ``script.py`` as
 ``python script.py [args]`` would (``sys.argv`` as given, the folder of its real file
 first on the path, ``__name__ == "__main__"``, the same output, exit status, ``sys.exit``
-message and traceback; ``-`` reads the program from standard input; Ctrl-C ends it by
-SIGINT, as python does), with every ``tf.function`` it creates watched. At exit the retracing report
-goes to standard error, so the program's standard output is unchanged.
+message and traceback, its own ``sys.excepthook``; ``-`` reads the program from standard
+input, and a folder or zip file runs its ``__main__`` module; Ctrl-C ends it by SIGINT, as
+python does), with every ``tf.function`` it creates watched. The explainer starts when the
+program first imports TensorFlow: a program that never does runs as fast as under python.
+At exit the retracing report goes to standard error, so the program's standard output is
+unchanged; SIGTERM (docker stop, Kubernetes) writes every report, then ends the process
+by SIGTERM as python's would end.
 
 Options come before the script; everything after the script's name is the script's own.
 
@@ -24,10 +28,13 @@ from __future__ import annotations
 import builtins
 import contextlib
 import dataclasses
+import importlib.abc
 import json
 import os
+import pkgutil
 import platform
 import re
+import runpy
 import signal
 import sys
 import tempfile
@@ -159,11 +166,9 @@ def parse_options(argv: list[str]) -> Options:
 
 
 def _missing_script(script: str) -> int | None:
-    """The status Python exits with when ``script`` cannot be run, after its message."""
-    if os.path.isdir(script):  # python runs a folder's __main__.py; this tool does not
-        print(f"tf_retracing.explain: {script!r} is a directory, not a script", file=sys.stderr)
-        return 1
-    if not os.path.isfile(script):
+    """The status Python exits with when ``script`` cannot be run, after its message. (A
+    folder is run as python runs it: its ``__main__`` module, or python's message.)"""
+    if not os.path.exists(script):
         print(
             f"tf_retracing.explain: can't open file {script!r}: No such file or directory",
             file=sys.stderr,
@@ -181,31 +186,165 @@ def _run_watched(options: Options, targets: list[_ReportFile]) -> int:
         print(error, file=sys.stderr)
         return 2
     sys.path.insert(0, script.path_entry)
+    session = _Session(options, targets)
     try:
-        if tf_retracing.EXPLAINER_UNAVAILABLE is not None:
-            print(
-                f"tf_retracing.explain: {tf_retracing.EXPLAINER_UNAVAILABLE}; running the "
-                "program without the explainer" + (" (no guard)" if options.guard else ""),
-                file=sys.stderr,
-            )
-            status = _run(script)
-            _write_reports(targets, _json_report(options, status, None, None))
-            return _exit(status)
-        # The report goes where standard error was when the run began, even if the script
-        # closes or replaces sys.stderr; the files asked for are written first.
-        report_stream = _ReportStream()
-        with tf_retracing.watch_every_tf_function() as watches, _guard(options) as guard:
+        with session:
             status = 1  # if the run is interrupted below Python's own handling
             try:
                 status = _run(script)
             finally:
-                if targets:
-                    _write_reports(targets, _json_report(options, status, watches, guard))
-                with report_stream as stream:
-                    _print_report(options.script, watches, guard, stream)
+                session.report(status)
         return _exit(status)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
+
+
+class _Session:
+    """The explainer around one run. It starts when the program first imports TensorFlow
+    (at once if it is imported already), so a program that never does runs as fast as
+    under python. Its reports are written once: at the end of the run, or when SIGTERM
+    (how docker stop and Kubernetes end a server) arrives, after which the process ends by
+    SIGTERM as python's would."""
+
+    def __init__(self, options: Options, targets: list[_ReportFile]):
+        self.options, self.targets = options, targets
+        self.watches = self.guard = None
+        self.unavailable: str | None = None  # why the explainer did not run, if it did not
+        self._stack = contextlib.ExitStack()
+        self._hook = _AfterImport("tensorflow", self._start)
+        self._reported = self._done = False  # the reports: begun, finished
+        self._pending_signal: int | None = None
+        # The report goes where standard error was when the run began, even if the script
+        # closes or replaces sys.stderr; the files asked for are written first.
+        self._stream = _ReportStream()
+        self._previous_sigterm = None
+
+    def __enter__(self):
+        self._listen_for_sigterm()
+        if "tensorflow" in sys.modules:
+            self._start()
+        else:
+            self._hook.install()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._hook.remove()
+        self._restore_sigterm()
+        self._stack.close()
+
+    def _start(self) -> None:
+        """Watch every tf.function from now on (TensorFlow has just been imported)."""
+        try:
+            self.unavailable = tf_retracing.EXPLAINER_UNAVAILABLE
+            if self.unavailable is not None:
+                print(
+                    f"tf_retracing.explain: {self.unavailable}; running the program without "
+                    "the explainer" + (" (no guard)" if self.options.guard else ""),
+                    file=sys.stderr,
+                )
+                return
+            self.watches = self._stack.enter_context(tf_retracing.watch_every_tf_function())
+            self.guard = self._stack.enter_context(_guard(self.options))
+        except Exception as error:  # never break the program's import of TensorFlow
+            self.unavailable = f"the explainer could not start ({type(error).__name__}: {error})"
+            print(f"tf_retracing.explain: {self.unavailable}; running without it", file=sys.stderr)
+
+    def report(self, status: int) -> None:
+        """Write the files asked for, then print the report (once)."""
+        if self._reported:
+            return
+        self._reported = True
+        try:
+            if self.targets:
+                _write_reports(self.targets, _json_report(self.options, status, self))
+            if self.unavailable is None:
+                with self._stream as stream:
+                    _print_report(self.options.script, self.watches, self.guard, stream)
+        finally:
+            self._done = True
+            if self._pending_signal is not None:  # SIGTERM came while the reports were written
+                _die_of(self._pending_signal)
+
+    def _listen_for_sigterm(self) -> None:
+        # Only where python would die of it: not if SIGTERM is ignored or handled already.
+        with contextlib.suppress(ValueError):  # not the main thread: signals are not ours
+            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+                self._previous_sigterm = signal.signal(signal.SIGTERM, self._on_sigterm)
+
+    def _restore_sigterm(self) -> None:
+        if self._previous_sigterm is not None and signal.getsignal(signal.SIGTERM) == (
+            self._on_sigterm
+        ):
+            signal.signal(signal.SIGTERM, self._previous_sigterm)
+
+    def _on_sigterm(self, signum, _frame) -> None:
+        """Write the reports, then die of the signal as python would have: no finally
+        block or atexit handler of the program runs, and the parent sees SIGTERM."""
+        if self._reported and not self._done:  # arrived while they are being written
+            self._pending_signal = signum  # finish them first (report() then dies)
+            return
+        self.report(TERMINATED)
+        _die_of(signum)
+
+
+def _die_of(signum: int) -> None:
+    """End the process by ``signum`` with its default action, as python ends by it."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Calls ``then()`` once, right after the module ``name`` is first imported (before
+    the import statement that asked for it returns). Finding the module without importing
+    it (``importlib.util.find_spec``, as libraries probe for TensorFlow) calls nothing."""
+
+    def __init__(self, name: str, then):
+        self.name, self.then = name, then
+
+    def install(self) -> None:
+        sys.meta_path.insert(0, self)
+
+    def remove(self) -> None:
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        for finder in sys.meta_path:  # the spec the other finders would give, unchanged
+            find = getattr(finder, "find_spec", None) if finder is not self else None
+            spec = find(fullname, path, target) if find is not None else None
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _LoaderThen(spec.loader, self._imported)
+                return spec
+        return None
+
+    def _imported(self) -> None:
+        self.remove()
+        self.then()
+
+
+class _LoaderThen:
+    """A module's own loader, with a call after the module has run."""
+
+    def __init__(self, loader, then):
+        self._loader, self._then = loader, then
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        # The module sees its own loader, as if this one had never been there.
+        module.__loader__ = module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        self._then()
 
 
 def _guard(options: Options):
@@ -214,14 +353,12 @@ def _guard(options: Options):
     return tf_retracing.guard_retracing(action=options.guard, warmup=options.warmup)
 
 
-def _print_report(script: str, watches: list, guard, stream) -> None:
+def _print_report(script: str, watches: list | None, guard, stream) -> None:
     print(f"\n== retracing report for {printable(script)} ==", file=stream)
-    print(
-        tf_retracing.report(watches)
-        if watches or getattr(watches, "unwatched", None)
-        else "no tf.function was created",
-        file=stream,
-    )
+    if watches and (len(watches) or getattr(watches, "unwatched", None)):
+        print(tf_retracing.report(watches), file=stream)
+    else:  # None: the program never imported TensorFlow
+        print("no tf.function was created", file=stream)
     if guard is not None:
         print(
             f"\nguard ({guard.action}, warm-up {guard.warmup} trace"
@@ -257,23 +394,34 @@ class _ReportStream:
             self._file.close()
 
 
-def _json_report(options: Options, status: int, watches: list | None, guard) -> dict:
-    """Everything in the printed report, plus what ran where, as plain data."""
-    import tensorflow as tf  # already imported: the run needed it
+# The status is recorded when the program's code has ended; what runs after the report
+# (atexit handlers, which may call os._exit, and the flush of standard output) can still
+# end the process with another status, and nothing can write a report after them.
+EXIT_STATUS_NOTE = (
+    "the status the program's code ended with (sys.exit, an uncaught exception, Ctrl-C: "
+    "130, SIGTERM: 143); atexit handlers run after this report is written, and one that "
+    "calls os._exit, or a failure to flush standard output, ends the process with another"
+)
 
-    if watches is None:  # the explainer is unavailable on this TensorFlow
+
+def _json_report(options: Options, status: int, session: _Session) -> dict:
+    """Everything in the printed report, plus what ran where, as plain data."""
+    tf = sys.modules.get("tensorflow")  # never imported here: the program may not have
+    if session.watches is None:  # no TensorFlow, or the explainer did not run on it
         data = {"schema_version": REPORT_SCHEMA_VERSION, "functions": []}
     else:
-        data = tf_retracing.report_data(watches)
+        data = tf_retracing.report_data(session.watches)
+    guard = session.guard
     return {
         "schema_version": data["schema_version"],
         "script": options.script,
         "args": options.args,
         "exit_status": status,
-        "explainer_unavailable": tf_retracing.EXPLAINER_UNAVAILABLE,
+        "exit_status_note": EXIT_STATUS_NOTE,
+        "explainer_unavailable": session.unavailable,
         "versions": {
             "tf_retracing": tf_retracing.__version__,
-            "tensorflow": tf.__version__,
+            "tensorflow": getattr(tf, "__version__", None),
             "python": platform.python_version(),
         },
         "guard": None
@@ -382,6 +530,7 @@ def _new_file_mode() -> int:
 
 STDIN = "-"  # as for python: the program is read from standard input
 INTERRUPTED = 130  # the status a shell shows for a program that SIGINT ended
+TERMINATED = 128 + signal.SIGTERM  # and for one that SIGTERM ended (143)
 
 
 class _ScriptError(Exception):
@@ -395,11 +544,16 @@ class _Script:
     source: bytes
     file: str  # its __file__ and the file name in tracebacks: absolute, as python makes it
     path_entry: str  # first on sys.path: the folder of the real file behind any symlink
+    # A folder or a zip file: python runs the ``__main__`` module it holds, found through
+    # sys.path (path_entry is the folder or zip file itself, made absolute as python does).
+    runs_main_module: bool = False
 
     @classmethod
     def load(cls, script: str) -> _Script:
         if script == STDIN:
             return cls(sys.stdin.buffer.read(), "<stdin>", "")
+        if pkgutil.get_importer(script) is not None:  # what python (and runpy) test
+            return cls(b"", script, os.path.join(os.getcwd(), script), runs_main_module=True)
         path = os.path.abspath(script)
         try:
             with open(path, "rb") as file:
@@ -411,6 +565,15 @@ class _Script:
     def compile(self):
         _check_encoding(self.source, self.file)
         return compile(self.source, self.file, "exec", dont_inherit=True)
+
+    def execute(self, namespace: dict) -> None:
+        if self.runs_main_module:
+            # What python itself calls for a folder or zip file: the traceback of an error
+            # and the message for a missing __main__ module are then python's own.
+            runpy._run_module_as_main("__main__", alter_argv=False)
+        else:
+            namespace["__file__"] = self.file
+            exec(self.compile(), namespace)
 
 
 # PEP 263: an encoding declared in a comment on one of the first two lines.
@@ -438,22 +601,19 @@ def _run(script: _Script) -> int:
     """Run the script as ``__main__``; report its end as the interpreter would, and return
     the status (INTERRUPTED after a KeyboardInterrupt nobody caught)."""
     main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=script.file, __builtins__=builtins, __cached__=None)
+    main.__dict__.update(__builtins__=builtins, __cached__=None)
     saved_main = sys.modules["__main__"]
     sys.modules["__main__"] = main  # pickle and multiprocessing find the script's classes
     try:
-        exec(script.compile(), main.__dict__)
+        script.execute(main.__dict__)
     except _ScriptError as error:  # python's own message, without a traceback
         print(error, file=sys.stderr)
         status = 1
     except SystemExit as exit_:
         status = _exit_status(exit_.code)
-    except KeyboardInterrupt as error:
-        _print_traceback(error, script.file)
-        status = INTERRUPTED
-    except BaseException as error:  # the interpreter prints any other exception and exits 1
-        _print_traceback(error, script.file)
-        status = 1
+    except BaseException as error:  # the interpreter hands it to sys.excepthook, exits 1
+        status = INTERRUPTED if isinstance(error, KeyboardInterrupt) else 1
+        status = _uncaught(error, status)
     else:
         status = 0
     finally:
@@ -495,13 +655,40 @@ def _exit_status(code) -> int:
     return 1
 
 
-def _print_traceback(error: BaseException, file: str) -> None:
-    """The traceback without this runner's frames, as Python shows it."""
-    tb = error.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename != file:
+def _uncaught(error: BaseException, status: int) -> int:
+    """What the interpreter does with an exception nobody caught: it calls
+    ``sys.excepthook`` (the program's own, if it set one) with the traceback from the
+    program's first frame; the status it returns is the exit status."""
+    # On the exception itself too: the interpreter's default hook shows that one.
+    tb = error.__traceback__ = _without_our_frames(error.__traceback__)
+    hook = getattr(sys, "excepthook", None)
+    if hook is None:
+        print("sys.excepthook is missing", file=sys.stderr)
+        traceback.print_exception(type(error), error, tb, file=sys.stderr)
+        return status
+    try:
+        hook(type(error), error, tb)
+    except SystemExit as exit_:  # the interpreter exits with the hook's status
+        return _exit_status(exit_.code)
+    except BaseException as failure:  # shown as the interpreter shows it
+        if failure.__context__ is error:  # raised inside our except clause, not python's
+            failure.__context__ = None
+        print("Error in sys.excepthook:", file=sys.stderr)
+        traceback.print_exception(
+            type(failure), failure, _without_our_frames(failure.__traceback__), file=sys.stderr
+        )
+        print("\nOriginal exception was:", file=sys.stderr)
+        traceback.print_exception(type(error), error, tb, file=sys.stderr)
+    return status
+
+
+def _without_our_frames(tb):
+    """The traceback from the first frame that is not this runner's, as Python shows it
+    (None for a script that failed to compile: Python shows no traceback lines)."""
+    ours = _run.__code__.co_filename
+    while tb is not None and tb.tb_frame.f_code.co_filename == ours:
         tb = tb.tb_next
-    # No frame of the script: it failed to compile, and Python shows no traceback lines.
-    traceback.print_exception(type(error), error, tb, file=sys.stderr)
+    return tb
 
 
 if __name__ == "__main__":

@@ -122,6 +122,9 @@ class _Trace:
     reason: RetraceReason | None = None
     started: float = dataclasses.field(default_factory=time.perf_counter)  # body entered
     ms: float | None = None  # what the trace took, set when it is recorded
+    # The thread that traced: a notebook tells a background thread's retraces apart.
+    thread: int = dataclasses.field(default_factory=threading.get_ident)
+    thread_name: str = dataclasses.field(default_factory=lambda: threading.current_thread().name)
 
 
 class _CodeStats:
@@ -135,6 +138,10 @@ class _CodeStats:
 _CODE_STATS: dict = {}  # (code object, purpose) -> _CodeStats
 
 
+_STARTED = "the watch began"
+_WATCH_AGAIN = "make it again while the program is watched"
+
+
 class SessionWatches(list):
     """The watches of a whole-program run, and TensorFlow's retracing warnings about
     functions none of them watched (made without tf.function, e.g. inside TensorFlow)."""
@@ -142,6 +149,9 @@ class SessionWatches(list):
     def __init__(self):
         super().__init__()
         self.unwatched: dict = {}  # code object (or the message) -> UnwatchedRetracing
+        # How the reports name the start of watching, and how to watch a function made
+        # before it (a notebook says "%load_ext tf_retracing" and "run its cell again").
+        self.started, self.watch_again = _STARTED, _WATCH_AGAIN
 
 
 _SESSION_WATCHES = SessionWatches()  # filled while watch_every_tf_function is active
@@ -199,6 +209,7 @@ class _Watch:
         self.stats = _CODE_STATS.setdefault((code, purpose), _CodeStats())
         self.stats.created += 1
         self.counted_as_traced = False
+        self.detached = False  # stop_watching: records and says nothing more
         self.instance: str | None = None  # for a method bound to one instance, that one
         self.saved_arguments: list[dict] = []  # a loaded function's saved graphs' inputs
         self.source_function = None  # the user's function, whose source says how it uses
@@ -207,6 +218,8 @@ class _Watch:
     # --8<-- [start:hook]
     def before_body(self, args: tuple) -> None:
         """Runs when TensorFlow runs the Python body, which it does only to trace."""
+        if self.detached:
+            return
         frames = _internals.tracing_frames(sys._getframe(1))
         if not frames:  # run eagerly (tf.config.run_functions_eagerly): no trace
             return
@@ -443,6 +456,8 @@ def _recording_cache():
 
 def _commit_added_trace(held: tuple, concrete_function) -> None:
     watch, trace = held
+    if watch.detached:  # no longer watched: a plain tf.function from now on
+        return
     if trace is None:  # TensorFlow counted a trace whose start the hook did not read
         watch.commit_unread(concrete_function)
         _enforce_guards(watch, watch.traces[-1].reason)
@@ -963,6 +978,7 @@ def watch_every_tf_function() -> Iterator[list]:
         raise RuntimeError("watch_every_tf_function() is already active")
     _SESSION_WATCHES.clear()
     _SESSION_WATCHES.unwatched.clear()
+    _SESSION_WATCHES.started, _SESSION_WATCHES.watch_again = _STARTED, _WATCH_AGAIN
     _SESSION_ACTIVE = True
     tf.function = _watching_tf_function
     try:
@@ -980,6 +996,13 @@ def watch_every_tf_function() -> Iterator[list]:
         _SESSION_ACTIVE = False
 
 
+def stop_watching(watches: list) -> None:
+    """The functions of ``watches`` record and say nothing more: from now on they trace as
+    plain tf.functions (a notebook's ``%unload_ext``, after which nothing is printed)."""
+    for watch in watches:
+        watch.detached = True
+
+
 @dataclasses.dataclass
 class UnwatchedRetracing:
     """A function TensorFlow warned about that the whole-program run did not watch."""
@@ -989,21 +1012,47 @@ class UnwatchedRetracing:
     called_from: str | None  # the user's line that led to the calls, if outside TF
     warnings: int
     message: str  # TensorFlow's latest warning about it
+    # What is known of how it was made, from the tf.function whose call TensorFlow counted:
+    # "made-anew" (a new tf.function, on its first trace), "before" (one tf.function that
+    # traced several times, not watched from its creation), "earlier" (watched by an
+    # earlier watch, which has ended), or "unknown" (TensorFlow's frame could not be read).
+    origin: str = "made-anew"
+    traces: int | None = None  # that tf.function's traces, where it is known
+    started: str = _STARTED  # SessionWatches.started
+    watch_again: str = _WATCH_AGAIN
 
     def advice(self) -> str:
+        warned = (
+            f"`{self.function}` ({self.defined_at}) retraced often enough for TensorFlow to warn"
+        )
+        reached = f"; your code reached it from {self.called_from}" if self.called_from else ""
+        said = " TensorFlow said: " + self.message
+        if self.origin == "made-anew":
+            return (
+                f"{warned}, but it was made without tf.function (by TensorFlow's own code, or "
+                "through a name bound to tf.function before the run), so the explainer did "
+                f"not watch it and cannot say why{reached}. A function made anew on each call "
+                "of an eager line is the usual cause: run that line inside one tf.function of "
+                "your own, made once, so that the inner function is built once while yours "
+                "traces." + said
+            )
+        if self.origin == "before":
+            made = (
+                f"it is one tf.function ({self.traces} traces) made before {self.started}, "
+                "through a name bound to tf.function before then, or by TensorFlow's own code"
+            )
+        elif self.origin == "earlier":
+            made = f"it was made under an earlier watch, which ended before {self.started}"
+        else:
+            made = "TensorFlow's call could not be read to tell which function it was"
         return (
-            f"`{self.function}` ({self.defined_at}) retraced often enough for TensorFlow "
-            "to warn, but it was made without tf.function (by TensorFlow's own code, or "
-            "through a name bound to tf.function before the run), so the explainer did "
-            "not watch it and cannot say why"
-            + (f"; your code reached it from {self.called_from}" if self.called_from else "")
-            + ". A function made anew on each call of an eager line is the usual cause: "
-            "run that line inside one tf.function of your own, made once, so that the "
-            "inner function is built once while yours traces. TensorFlow said: " + self.message
+            f"{warned}, but the explainer did not watch it: {made}. Its traces were not "
+            f"seen, so the cause cannot be said{reached}. To see why it traces, "
+            f"{self.watch_again}." + said
         )
 
 
-def _hear_unwatched(key, message: str) -> None:
+def _hear_unwatched(key, message: str, function=None) -> None:
     if key is not None and any(watch.code is key for watch in _SESSION_WATCHES):
         return  # a watched function: its retraces are explained already
     known = _SESSION_WATCHES.unwatched.get(key or message)
@@ -1012,15 +1061,30 @@ def _hear_unwatched(key, message: str) -> None:
         known.message = message.split(". ", 1)[0] + "."
         return
     code = key if hasattr(key, "co_filename") else None
+    origin, traces = _origin(function)
     _SESSION_WATCHES.unwatched[key or message] = UnwatchedRetracing(
         function=getattr(code, "co_qualname", None) or getattr(code, "co_name", "?"),
-        defined_at=(
-            f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno}" if code else "?"
-        ),
+        defined_at=_location(code.co_filename, code.co_firstlineno) if code else "?",
         called_from=_first_user_frame(),
         warnings=1,
         message=message.split(". ", 1)[0] + ".",  # the count, not TensorFlow's advice
+        origin=origin,
+        traces=traces,
+        started=_SESSION_WATCHES.started,
+        watch_again=_SESSION_WATCHES.watch_again,
     )
+
+
+def _origin(function) -> tuple[str, int | None]:
+    """How an unwatched function that TensorFlow warned about was made, as far as the
+    tf.function it counted shows (see UnwatchedRetracing.origin)."""
+    if function is None:
+        return "unknown", None
+    if getattr(function, "_watch", None) is not None:  # watched, but not by this session
+        return "earlier", function.experimental_get_tracing_count()
+    traces = function.experimental_get_tracing_count()
+    # Its first trace: a tf.function made anew for this call. More: one that lived on.
+    return ("made-anew" if traces <= 1 else "before"), traces
 
 
 @dataclasses.dataclass
@@ -1087,6 +1151,7 @@ def report_data(watches: list) -> dict:
                     **dataclasses.asdict(unwatched),
                     "advice": unwatched.advice(),
                 }.items()
+                if key not in ("started", "watch_again")  # said in the advice
             }
             for unwatched in getattr(watches, "unwatched", {}).values()
         ],
@@ -1201,7 +1266,7 @@ def _first_user_frame() -> str | None:
     while frame is not None:
         module = frame.f_globals.get("__name__") or ""
         if module.split(".")[0] not in _LIBRARY_PACKAGES:
-            return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
+            return _location(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return None
 
@@ -1210,7 +1275,31 @@ def _where(python_function) -> str:
     code = getattr(innermost(python_function), "__code__", None)
     if code is None:
         return type(innermost(python_function)).__qualname__
-    return f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno}"
+    return _location(code.co_filename, code.co_firstlineno)
+
+
+# Names a place in the user's code; None to leave it as ``file.py:line`` (a notebook names
+# its cells, whose file names are the kernel's own). Set with set_location_namer.
+_location_namer: Callable[[str, int], str | None] | None = None
+
+
+def set_location_namer(namer: Callable[[str, int], str | None] | None):
+    """Use ``namer(filename, line)`` to name places in reports; return the one it replaces."""
+    global _location_namer
+    previous, _location_namer = _location_namer, namer
+    return previous
+
+
+def _location(filename: str, line: int) -> str:
+    """``file.py:line``, or what the location namer calls it."""
+    if _location_namer is not None:
+        try:
+            named = _location_namer(filename, line)
+        except Exception:  # a namer that fails leaves the plain name, never the report
+            named = None
+        if named:
+            return named
+    return f"{filename.rsplit('/', 1)[-1]}:{line}"
 
 
 def _code(function: PolymorphicFunction):

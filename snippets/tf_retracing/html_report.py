@@ -22,7 +22,7 @@ def escape(text: str) -> str:
 
 STYLE = """
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem;
-       padding: 1rem; color: #1b1b1b; background: #fff; }
+       padding: 1rem; color: #1b1b1b; background: #fff; overflow-wrap: anywhere; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
 code { font: 0.9em ui-monospace, monospace; background: #f2f2f2; padding: 0 0.2em;
        overflow-wrap: anywhere; }
@@ -119,8 +119,15 @@ def _content(report: dict) -> list[str]:
 
 def _run_line(report: dict) -> str:
     versions = report.get("versions", {})
-    facts = [f"exit status {report.get('exit_status')}"]
-    facts += [f"{name} {value}" for name, value in versions.items() if value]
+    facts = []
+    if report.get("exit_status") is not None:  # a notebook's report has none
+        facts.append(
+            escape(
+                f"exit status {report['exit_status']} when the program's code ended (atexit "
+                "handlers run after this report and can still change the process's)"
+            )
+        )
+    facts += [escape(f"{name} {value}") for name, value in versions.items() if value]
     args = report.get("args") or []
     if args:
         facts.insert(0, "arguments " + " ".join(f"<code>{escape(a)}</code>" for a in args))
@@ -180,16 +187,34 @@ def _reason_item(number: int, reason: dict) -> str:
         f'<li>trace {number}: <span class="cause">'
         f'<a href="{escape(reason["url"])}">{escape(reason["cause"])}</a>: '
         f"{escape(what)}</span>{where}{timing}{change}"
-        f"<p>{inline_code(_advice(reason))}</p></li>"
+        f"<p>{inline_code(_advice(reason), reason_literals(reason))}</p></li>"
     )
 
 
 _BACKTICKED = re.compile(r"`([^`]+)`")
 
 
-def inline_code(text: str) -> str:
-    """Escaped text whose `backticked` parts are shown as code, not as backticks."""
-    return _BACKTICKED.sub(r"<code>\1</code>", escape(text))
+def inline_code(text: str, literals=()) -> str:
+    """Escaped text whose `backticked` parts are shown as code, not as backticks.
+
+    ``literals`` are the program's own names and values the text quotes (the function's
+    name, the argument's path, the values before and after): a backtick inside one is that
+    character, not the edge of a code span, so it cannot pair with the wrong one."""
+    hidden = {}
+    for literal in sorted({x for x in literals if x and "`" in x}, key=len, reverse=True):
+        token = f"\ue000{len(hidden)}\ue001"  # private-use characters: no name holds them
+        hidden[token] = literal
+        text = text.replace(literal, token)
+    shown = _BACKTICKED.sub(r"<code>\1</code>", escape(text))
+    for token, literal in hidden.items():
+        shown = shown.replace(token, escape(literal))
+    return shown
+
+
+def reason_literals(reason: dict) -> tuple[str, ...]:
+    """What a reason's message quotes from the program (see ``inline_code``)."""
+    fields = ("function", "argument", "before", "after")
+    return tuple(str(reason[f]) for f in fields if reason.get(f))
 
 
 def _advice(reason: dict) -> str:

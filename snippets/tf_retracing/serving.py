@@ -692,7 +692,12 @@ def _layer_reason(layer) -> str | None:
     return None
 
 
-_BASE_LAYER_ATTRIBUTES = frozenset(vars(keras.layers.Layer()))
+@functools.cache
+def _base_layer_attributes() -> frozenset:
+    """What every Keras layer has. Made at first use, not at import: the explain command
+    imports this module when the program first imports TensorFlow, which may be while
+    Keras is still being imported (``import keras`` imports TensorFlow)."""
+    return frozenset(vars(keras.layers.Layer()))
 
 
 def _state_difference(model: keras.Model, clone: keras.Model) -> str | None:
@@ -738,7 +743,7 @@ def _public_state(layer) -> dict:
         name: value
         for name, value in vars(layer).items()
         if not name.startswith("_")
-        and name not in _BASE_LAYER_ATTRIBUTES
+        and name not in _base_layer_attributes()
         and isinstance(value, (*_PLAIN, tuple, list))
         and all(isinstance(item, _PLAIN) for item in _items(value))
     }
