@@ -1,0 +1,55 @@
+"""Structure of the sealed held-out search queries (tests/fixtures/search/held_out.toml).
+
+Checks only the file: no search is run and nothing is ranked here.
+"""
+
+import pathlib
+import tomllib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "search"
+DOCS = ROOT / "docs"
+KINDS = {"pasted", "title", "question"}
+HALVES = {"tune", "sealed"}
+
+
+def load(name):
+    with open(FIXTURES / name, "rb") as handle:
+        return tomllib.load(handle)["query"]
+
+
+def source_exists(page):
+    """Map a site URL (/guide/foo/) back to its Markdown or notebook source under docs/."""
+    assert page.startswith("/") and page.endswith("/"), page
+    stem = page.strip("/")
+    if not stem:
+        return (DOCS / "index.md").is_file()
+    return any(
+        path.is_file()
+        for path in (
+            DOCS / f"{stem}.md",
+            DOCS / stem / "index.md",
+            DOCS / f"{stem}.ipynb",
+        )
+    )
+
+
+def test_held_out_structure():
+    queries = load("held_out.toml")
+    assert len(queries) >= 60
+    for query in queries:
+        for field in ("text", "page", "source", "kind", "half"):
+            assert field in query, (field, query)
+        assert query["text"].strip(), query
+        assert query["source"].startswith("https://"), query
+        assert query["kind"] in KINDS, query
+        assert query["half"] in HALVES, query
+        if query["page"]:
+            assert source_exists(query["page"]), query["page"]
+        else:
+            assert "no page answers this" in query.get("note", ""), query
+    texts = [query["text"] for query in queries]
+    assert len(texts) == len(set(texts))
+    assert not set(texts) & {query["text"] for query in load("queries.toml")}
+    tune = sum(query["half"] == "tune" for query in queries)
+    assert abs(tune - (len(queries) - tune)) <= 2
