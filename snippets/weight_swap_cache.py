@@ -4,7 +4,7 @@ Do not serve with it. For each call it copies the served model's weights into a 
 reference model, predicts through the reference's ``tf.function``, then copies the
 reference's previous weights back. ``docs/guide/serving-many-models.md`` measures what that
 costs and where it goes wrong; ``tf_retracing.SharedGraphPredictor``
-(``snippets/tf_retracing/serving.py``) is the design to use instead.
+(``snippets/tf_retracing/serving/``) is the design to use instead.
 
 Its behaviour follows the article: the reference model is keyed on the model's kind and its
 input and output shapes only, the traced function has an ``input_signature`` with a

@@ -339,12 +339,12 @@ def test_a_use_inside_a_tf_cond_branch_counts_and_is_checked_there():
 
 
 def test_where_the_check_cannot_run_the_advice_lists_the_dtypes(monkeypatch):
-    from tf_retracing import _internals
+    from tf_retracing._internals import describing
 
     def moved(*args):  # as a release without the operation registry would do
         raise ImportError("op_def_registry")
 
-    monkeypatch.setattr(_internals, "dtype_to_pass", moved)
+    monkeypatch.setattr(describing, "dtype_to_pass", moved)  # where it is looked up
     reason, _ = advised_reason(range_and_mul, VALUES, tf.ones(3))
     assert "tf.constant(13, dtype=...) with the dtype of the operation it feeds; the " in (
         reason.message

@@ -24,7 +24,7 @@ def test_the_wheel_holds_only_the_package_and_its_licence(built_site):
         entry_points = archive.read(next(n for n in names if n.endswith("entry_points.txt")))
     top = {name.split("/")[0] for name in names}
     assert top == {"tf_retracing", next(t for t in top if t.endswith(".dist-info"))}
-    assert "tf_retracing/_internals.py" in names
+    assert "tf_retracing/_internals/__init__.py" in names
     assert any(name.endswith("licenses/LICENSE") for name in names)
     assert metadata["License-Expression"] == "Apache-2.0"
     # No TensorFlow of its own: any build the reader has serves. The extra gives the tested

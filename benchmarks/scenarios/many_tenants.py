@@ -320,5 +320,9 @@ SCENARIO = Scenario(
     headline="shared",
     headline_pass=STEADY,
     build=build,
-    requires=("snippets/tf_retracing/serving.py", "snippets/ray_serve_tenants.py"),
+    requires=(
+        "snippets/tf_retracing/serving",
+        "snippets/tf_retracing/_internals",
+        "snippets/ray_serve_tenants.py",
+    ),
 )

@@ -242,7 +242,8 @@ SCENARIO = Scenario(
     headline_pass=STEADY,
     build=build,
     requires=(
-        "snippets/tf_retracing/serving.py",
+        "snippets/tf_retracing/serving",
+        "snippets/tf_retracing/_internals",
         "benchmarks/architectures.py",
     ),
 )

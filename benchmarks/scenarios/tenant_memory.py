@@ -140,5 +140,9 @@ SCENARIO = Scenario(
     headline="shared",
     headline_pass=COLD,
     build=build,
-    requires=("snippets/tf_retracing/serving.py", "benchmarks/scenarios/many_tenants.py"),
+    requires=(
+        "snippets/tf_retracing/serving",
+        "snippets/tf_retracing/_internals",
+        "benchmarks/scenarios/many_tenants.py",
+    ),
 )

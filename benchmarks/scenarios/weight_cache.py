@@ -148,5 +148,9 @@ SCENARIO = Scenario(
     headline="shared_graph",
     headline_pass=STEADY,
     build=build,
-    requires=("snippets/tf_retracing/serving.py", "snippets/weight_swap_cache.py"),
+    requires=(
+        "snippets/tf_retracing/serving",
+        "snippets/tf_retracing/_internals",
+        "snippets/weight_swap_cache.py",
+    ),
 )

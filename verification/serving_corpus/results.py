@@ -30,7 +30,8 @@ FIELDS = (
 )
 # What a run's results depend on: the predictor and the corpus.
 MEASURED = (
-    "snippets/tf_retracing/serving.py",
+    "snippets/tf_retracing/serving",
+    "snippets/tf_retracing/_internals",
     "benchmarks/architectures.py",
     "verification/serving_corpus/*.py",
 )

@@ -1,0 +1,308 @@
+"""The predictor: which route serves a model (the shared graph of its architecture or its
+own traced function), kept per live model, with an LRU of architectures."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import threading
+import warnings
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from tf_retracing import _internals
+
+from .architecture_identity import (
+    architecture_key,
+)
+from .errors import (
+    EagerDifferenceWarning,
+    ServingFallbackWarning,
+    StaleKerasStateWarning,
+    UnsharableModelError,
+)
+from .inputs import (
+    _check_fits,
+    _check_model,
+    _input_kind,
+    _input_mismatch,
+    _of_any_shape,
+    _require_keras3,
+    _served_kind,
+    _symbolic_inputs,
+)
+from .own_route import (
+    _call_eagerly,
+    _OwnFunction,
+    _variables,
+)
+from .shared_graph import (
+    _Architecture,
+    _Graph,
+    _template_key,
+)
+from .state_checks import (
+    _SUBCLASS,
+    _TEMPLATE,
+    _adapted_normalizations,
+    _held_statistics,
+    _layers_reason,
+    _stale_message,
+    _structural_reason,
+    _unrecomputable_layer,
+    _unrecomputable_message,
+    _unrecomputable_reason,
+    _verification_mismatch,
+)
+
+
+@dataclass
+class _Served:
+    """What the predictor remembers about a live model: never the model itself."""
+
+    key: str | None  # the architecture key, None on the own route
+    input_shapes: list = field(default_factory=list)  # its Input shapes, batch None
+    handles: list = field(default_factory=list)  # its variables' handles, graph order
+    graphs: dict = field(default_factory=dict)  # input kind -> graph verified for it
+    # Kinds whose call needs the dimensions they leave free (a reshape to x.shape[0]):
+    # served with each input's exact shapes instead, one graph per shape.
+    exact_kinds: set = field(default_factory=set)
+    own: Any = None  # the model's own traced function (or eager call), on the own route
+    reason: str | None = None  # why it takes the own route
+    # Adapted Normalization layers, whose Keras-held statistics every call sends to the
+    # graph to be compared with what the variables give.
+    normalizations: list = field(default_factory=list)
+    stale_warned: bool = False  # a StaleKerasStateWarning was given for the model
+
+
+class SharedGraphPredictor:
+    """Predict with many Keras models through one trace per architecture.
+
+    Thread-safe: the lock guards only the bookkeeping (finding, tracing or dropping an
+    architecture), never a computation. Models are held through weak references; at most
+    ``max_architectures`` architectures are kept, least recently used dropped first.
+    """
+
+    def __init__(self, max_architectures: int = 16, *, strict: bool = False):
+        if isinstance(max_architectures, bool) or not isinstance(max_architectures, int):
+            raise TypeError(f"max_architectures must be an int, got {max_architectures!r}")
+        if max_architectures < 1:
+            raise ValueError(f"max_architectures must be at least 1, got {max_architectures}")
+        _require_keras3()
+        self.max_architectures = max_architectures
+        self.strict = strict
+        self._architectures: OrderedDict[str, _Architecture] = OrderedDict()
+        self._served: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._lock = threading.RLock()
+        self._traces = [0]  # a list, so traced functions can count without holding self
+
+    def predict(self, model: keras.Model, x: Any) -> Any:
+        """Return the output of ``model`` on ``x`` as its weights define it, computed in
+        the graph shared by the model's architecture (verified against the model's own
+        call on its first call for each kind of input) or, where the graph cannot serve
+        it, by the model's own traced function, with one ``ServingFallbackWarning`` per
+        model. That is what ``model(x, training=False)`` returns, except where Keras's
+        call answers from state derived from older weights (an adapted ``Normalization``
+        after ``set_weights``): one ``StaleKerasStateWarning`` per model says so; and
+        except after a change to the model's Python structure since its first call for
+        this kind of input (a layer's ``activation`` reassigned, a sub-layer replaced),
+        which is not seen: the graph chosen then keeps answering, without a warning, until
+        ``forget(model)``.
+
+        Raises ``TypeError`` for something that is not a Keras 3 model (a Keras 2 model is
+        named as such), ``ValueError`` for a model that is not built or an input the model
+        does not accept (naming the model, the input and what it expects; an error
+        TensorFlow raises while running the graph keeps its type and gains the same
+        names), and ``UnsharableModelError`` instead of falling back when
+        ``strict=True``."""
+        served = self._served.get(model) if isinstance(model, keras.Model) else None
+        if served is None:
+            served = self._admit(model)
+        try:
+            outputs, stale = self._serve(model, served, x)
+        except tf.errors.OpError as error:
+            message = f"{_input_mismatch(model, x)}: {error.message}"
+            raise type(error)(error.node_def, error.op, message) from error
+        except (TypeError, ValueError) as error:
+            if str(error).startswith(f"model {model.name!r}"):
+                raise  # already names the model and the input
+            raise ValueError(f"{_input_mismatch(model, x)}: {error}") from error
+        if stale is not None and not served.stale_warned:
+            self._warn_if_stale(model, served, stale)
+        return outputs
+
+    def forget(self, model: keras.Model) -> None:
+        """Drop what the predictor knows about ``model``: its next call checks it again.
+
+        Call it after changing a served model's structure (a layer's ``activation``,
+        a replaced sub-layer): changes to its weights need nothing."""
+        with self._lock:
+            self._served.pop(model, None)
+
+    def _serve(self, model: keras.Model, served: _Served, x: Any) -> tuple[Any, Any]:
+        """The outputs, and per adapted Normalization whether Keras's statistics are stale
+        (None where the route cannot tell)."""
+        held = _held_statistics(served.normalizations)
+        if served.own is not None:
+            return served.own(x, held)
+        leaves, kind = _input_kind(x, served.input_shapes)
+        kind = _served_kind(kind, leaves, served.exact_kinds)
+        graph = served.graphs.get(kind)
+        if graph is None:
+            graph = _of_any_shape(
+                lambda kind: self._verified_graph(model, served, leaves, kind),
+                kind,
+                leaves,
+                served.exact_kinds,
+                refused=ValueError,  # what the shared route raises for an untraceable call
+            )
+            if graph is None:  # verification moved the model to its own route
+                return served.own(x, held)
+        else:
+            self._touch(served.key)
+        return graph.call(served.handles, leaves, held)
+
+    def _warn_if_stale(self, model: keras.Model, served: _Served, stale) -> None:
+        """Warn once per model when Keras's own call answers from older weights."""
+        flags = np.asarray(stale)
+        if flags.any():
+            layer = served.normalizations[int(np.flatnonzero(flags)[0])]
+            served.stale_warned = True
+            _warn_at_caller(_stale_message(model, layer), StaleKerasStateWarning)
+
+    @property
+    def tracing_count(self) -> int:
+        """Traces made so far, shared graphs and models' own functions together."""
+        return self._traces[0]
+
+    @property
+    def architecture_count(self) -> int:
+        return len(self._architectures)
+
+    def fallback_reason(self, model: keras.Model) -> str | None:
+        """Why a served model takes its own route, or None if it uses the shared graph."""
+        served = self._served.get(model)
+        if served is None:
+            raise KeyError(f"model {getattr(model, 'name', model)!r} has not been served yet")
+        return served.reason
+
+    def _touch(self, key: str) -> None:
+        """Mark an architecture as recently used (atomic; it may have just been dropped)."""
+        with contextlib.suppress(KeyError):
+            self._architectures.move_to_end(key)
+
+    def _admit(self, model: Any) -> _Served:
+        """First sight of a model: check it and choose its route."""
+        _check_model(model)
+        unrecomputable = _unrecomputable_layer(model)
+        if unrecomputable is None:
+            served = self._route(model)
+        else:
+            served = self._own_route(model, _unrecomputable_reason(unrecomputable), eager=True)
+            _warn_at_caller(_unrecomputable_message(model, unrecomputable), StaleKerasStateWarning)
+        with self._lock:
+            self._served[model] = served
+        return served
+
+    def _route(self, model: keras.Model) -> _Served:
+        """A shared graph for the model's architecture (or its class's template) when one
+        can serve it, else its own traced function."""
+        reason = _structural_reason(model)
+        served = None
+        if reason is _SUBCLASS:
+            # A subclass's call is not described by its config: it may share the graph of
+            # the first model of its class with the same variables (its template) if its
+            # own traced graph is the same, which the first call of each input kind checks.
+            reason = _layers_reason(model)
+            key = None if reason is not None else _template_key(model)
+        elif reason is None:
+            key = architecture_key(model)
+        if reason is None:
+            architecture, reason = self._architecture(key, model)
+            if reason is None:
+                reason = architecture.state_difference(model)
+            if reason is None:
+                handles = [_internals.variable_handle(v) for v in _variables(model)]
+                shapes = [(None, *t.shape[1:]) for t in _symbolic_inputs(model)]
+                served = _Served(key=key, input_shapes=shapes, handles=handles)
+        if served is None:
+            served = self._own_route(model, reason)
+        served.normalizations = _adapted_normalizations(model)
+        return served
+
+    def _verified_graph(self, model, served: _Served, leaves, kind) -> _Graph | None:
+        """The architecture's graph for this input kind, once its output matched."""
+        _check_fits(model, leaves)
+        with self._lock:
+            # Traced again if it was dropped as least recently used since.
+            architecture, mismatch = self._architecture(served.key, model)
+            if mismatch is None:
+                graph = architecture.graph(kind, leaves, model, self._traces)
+                mismatch = architecture.graph_difference(kind, leaves, model, self._traces)
+        if mismatch is None:
+            held = _held_statistics(served.normalizations)
+            # Traced only where the eager call and the graph differ on NaN, and once.
+            own_function = functools.cache(lambda: _OwnFunction(model, self._traces))
+            mismatch, eager_note = _verification_mismatch(
+                model,
+                kind[0],
+                leaves,
+                lambda probe: graph.call(served.handles, probe, held)[0],
+                lambda x: own_function()(x, held)[0],
+            )
+            if eager_note is not None:
+                _warn_at_caller(eager_note, EagerDifferenceWarning)
+        if mismatch is not None:
+            own = self._own_route(model, mismatch)
+            served.own, served.reason, served.handles = own.own, own.reason, []
+            return None
+        served.graphs[kind] = graph
+        return graph
+
+    def _architecture(self, key: str, model: keras.Model) -> tuple[_Architecture, str | None]:
+        with self._lock:
+            architecture = self._architectures.get(key)
+            if architecture is not None:
+                self._architectures.move_to_end(key)
+                return architecture, None
+            if key.startswith(_TEMPLATE):
+                architecture, reason = _Architecture.of_template(model), None
+            else:
+                architecture, reason = _Architecture.build(model, key)
+            if reason is not None:
+                return architecture, reason
+            self._architectures[key] = architecture
+            if len(self._architectures) > self.max_architectures:
+                dropped, _ = self._architectures.popitem(last=False)
+                for served in list(self._served.values()):
+                    if served.key == dropped:
+                        served.graphs.clear()  # verified again on the next architecture
+            return architecture, None
+
+    def _own_route(self, model: keras.Model, reason: str, *, eager: bool = False) -> _Served:
+        message = f"model {model.name!r} cannot share a graph: {reason}"
+        if self.strict:
+            raise UnsharableModelError(message)
+        how = "its own call" if eager else "its own traced function"
+        _warn_at_caller(f"{message}; it is served through {how} instead", ServingFallbackWarning)
+        if eager:
+            own = functools.partial(_call_eagerly, weakref.ref(model))
+        else:
+            own = _OwnFunction(model, self._traces)
+        return _Served(key=None, own=own, reason=reason)
+
+
+def _warn_at_caller(message: str, category: type[Warning]) -> None:
+    """Warn at the reader's call of ``predict``: the first frame outside this module,
+    however many of the predictor's own functions the path went through."""
+    frame, level = inspect.currentframe().f_back, 2
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
