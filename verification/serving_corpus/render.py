@@ -26,17 +26,14 @@ def render(data: dict, source_link) -> str:
         f"{provenance['seconds']} s), by `{provenance['command']}` "
         f"([the corpus]({source_link('benchmarks/architectures.py')})).",
         "",
-        # Folded: a row per architecture, a list that grows with the corpus.
-        f'??? note "Each architecture\'s result ({len(rows)} architectures)"',
-        "",
-        "    Each architecture's largest difference from the output its weights define, "
-        "relative to the output's largest magnitude, over every step (first calls, "
+        "Each architecture's largest difference from the output its weights define, relative "
+        "to the output's largest magnitude, over every step (first calls, "
         + ", ".join(STEPS[1:])
         + "), and how many times Keras's own call was stale and the predictor warned:",
         "",
-        "    | architecture | variables | route | traces | largest difference | stale, warned "
+        "| architecture | variables | route | traces | largest difference | stale, warned "
         "| passed |",
-        "    |---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         worst = max(row["errors"][step] for step in STEPS)
@@ -44,7 +41,7 @@ def render(data: dict, source_link) -> str:
         warned = stale - len(row["stale_unwarned"])
         route = row["route"] if row["reason"] is None else f"{row['route']}: {row['reason']}"
         lines.append(
-            f"    | [{row['title']}]({row['source']}) | {row['variables']} | {route} | "
+            f"| [{row['title']}]({row['source']}) | {row['variables']} | {route} | "
             f"{row['traces']} | {worst:.1e} | {stale}, {warned} | "
             f"{'yes' if row['passed'] else '**no**'} |"
         )
