@@ -105,9 +105,13 @@ GUIDE_FINDINGS = {
         "TFL006",
     ),
     ("docs/guide/claims-checked/values-objects-keras.md", "sum_with_tf_range(steps)", "TFL003"),
-    ("docs/guide/diagnosing/programs.md", "normalise = tf.function(lambda x: x / 255)", "TFL001"),
     (
-        "docs/guide/diagnosing/programs.md",
+        "docs/guide/diagnosing/serving-guard.md",
+        "normalise = tf.function(lambda x: x / 255)",
+        "TFL001",
+    ),
+    (
+        "docs/guide/diagnosing/serving-guard.md",
         "return predict(normalise(request), threshold)",
         "TFL003",
     ),

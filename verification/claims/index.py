@@ -93,8 +93,12 @@ def set_aside_list(docs_dir: Path) -> str:
         for sentence in page_sentences(docs_dir, page):
             if sentence.status == "no-claim" and sentence.must_have_evidence:
                 kind = next(m.no_claim_kind for m in sentence.markers if m.kind == "no-claim")
-                lines.append(f"- {_link(page)} ({kind}): {sentence.text}")
-    return "\n".join(lines) or "None."
+                lines.append(f"    - {_link(page)} ({kind}): {sentence.text}")
+    if not lines:
+        return "None."
+    # Folded: a list that grows with the guide, kept one click away.
+    title = f'??? note "{len(lines)} sentences set aside, page by page"'
+    return title + "\n\n" + "\n".join(lines)
 
 
 def replace_index_marker(markdown: str, docs_dir: Path) -> str:

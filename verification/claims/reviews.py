@@ -69,8 +69,15 @@ def render(records: list[dict], link) -> str:
         rows.append(
             f"| {link(record['page'])} | {record['reviewer']} | {len(record['probes'])} | {cells} |"
         )
-        details.append(_details(record))
-    return "\n".join(rows) + "\n\n" + "\n\n".join(details)
+        details.append(_indent(_details(record)))
+    # The probes of every page in one folded box, so the page stays short as records grow.
+    probes = sum(len(record["probes"]) for record in records)
+    folded = f'??? note "Every probe, page by page ({probes} probes in {len(records)} records)"'
+    return "\n".join(rows) + "\n\n" + folded + "\n\n" + "\n\n".join(details)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"    {line}" if line else "" for line in text.split("\n"))
 
 
 def _details(record: dict) -> str:

@@ -522,21 +522,36 @@ def entry_details(entry: dict, page_link: Callable[[str], str | None]) -> str:
         out.append("")
         if result["error"]:
             out.append(fenced(result["error"]))
-        for index, block in enumerate(blocks, 1):
-            if block["status"] in ("passed", "not-applicable"):
-                continue
-            outcome = Outcome(block["status"], block["output"], block["error"])
-            verb = "printed something else" if block["status"] == "differs" else "raised"
-            out.append(f'??? {"warning" if verb == "raised" else "note"} "Block {index} {verb}"')
-            out.append("")
-            text = outcome.error if block["status"] == "failed" else outcome.output
-            out.append(fenced(text, indent="    "))
+        out.extend(_folded_blocks(blocks))
         stopped = [b for b in blocks if b["error"] == "an earlier block on the page failed"]
         if stopped:
             what = "block" if len(stopped) == 1 else f"{len(stopped)} blocks"
             out.append(f"The last {what} did not run: a reader's session stops at the first error.")
             out.append("")
     return "\n".join(out) + "\n"
+
+
+def _folded_blocks(blocks: Sequence[dict]) -> list[str]:
+    """One folded box per page for its blocks that printed something else or raised, each
+    with what it printed: one line of the page per page, however many blocks differ."""
+    shown = [
+        (index, block)
+        for index, block in enumerate(blocks, 1)
+        if block["status"] not in ("passed", "not-applicable")
+    ]
+    if not shown:
+        return []
+    raised = any(block["status"] == "failed" for _, block in shown)
+    numbers = ", ".join(str(index) for index, _ in shown)
+    what = "Block {}: what it printed" if len(shown) == 1 else "Blocks {}: what they printed"
+    out = [f'??? {"warning" if raised else "note"} "{what.format(numbers)}"', ""]
+    for index, block in shown:
+        verb = "printed something else" if block["status"] == "differs" else "raised"
+        out.append(f"    Block {index} {verb}:")
+        out.append("")
+        text = block["error"] if block["status"] == "failed" else block["output"]
+        out.append(fenced(text, indent="    "))
+    return out
 
 
 def package_details(entry: dict) -> list[str]:
