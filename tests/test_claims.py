@@ -209,6 +209,7 @@ def test_the_site_passes_the_coverage_check():
 
 
 DIAGNOSING = "guide/diagnosing.md"
+CAUSES_SHOWN = "guide/diagnosing/causes-shown.md"  # where Diagnosing's examples are shown
 DEVICE_SENTENCE = "A plain `tf.device` scope does not retrace."
 
 
@@ -295,8 +296,8 @@ def test_the_check_fails_when_the_cited_output_line_is_gone(docs_copy):
             "\ntraces after a second save: 4\n", "\ntraces after another save: 4\n", 1
         )
 
-    (found,) = _check_changed(docs_copy, DIAGNOSING, change_output)
-    assert found.startswith(f"{DIAGNOSING}: claim ")
+    (found,) = _check_changed(docs_copy, CAUSES_SHOWN, change_output)
+    assert found.startswith(f"{CAUSES_SHOWN}: claim ")
     assert 'evidence "traces after a second save: 4" must be in exactly one line' in found
 
 

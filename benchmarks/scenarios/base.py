@@ -87,4 +87,4 @@ class Scenario:
     environment: tuple[tuple[str, str], ...] = ()
 
     def missing_requirements(self) -> list[str]:
-        return [path for path in self.requires if not (ROOT / path).is_file()]
+        return [path for path in self.requires if not (ROOT / path).exists()]
