@@ -20,7 +20,7 @@ from verification.harness.codeblocks import ROOT
 TRACES = {
     "batch_size_stream": {"no_signature": 46, "input_signature": 1, "reduce_retracing": 2},
     "changing_dtypes": {"as_given": 5, "cast_first": 1},
-    "explainer_at_scale": {"unwatched": 30, "watched": 30},
+    "explainer_at_scale": {"unwatched": 10, "watched": 10},
     "explainer_overhead": {"unwatched": 12, "watched": 12},
     "function_in_loop": {"function_per_call": 8, "model_per_call": 8, "created_once": 1},
     "loop_count": {"python_int": 20, "tensor": 1},

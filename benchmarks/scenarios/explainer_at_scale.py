@@ -124,13 +124,14 @@ def build(quick: bool) -> Setup:
     import tensorflow as tf
     from tf_retracing import explain_retracing
 
-    calls = 30 if quick else 200
+    calls = 10 if quick else 200
     x = tf.ones([2])
 
     def shift(x, k):
         return x + k
 
-    sizes = (20, 60) if quick else (100, 1_000, 10_000)
+    # The quick profile: two sizes (what the page compares), each a pair of fresh interpreters.
+    sizes = (2, 5) if quick else (100, 1_000, 10_000)
     rounds = 1 if quick else 2
     return Setup(
         variants=[
@@ -147,7 +148,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=list(range(calls)),
         samples=[1] * calls,
-        repetitions=3 if quick else 10,
+        repetitions=2 if quick else 10,
         parameters={
             "cold pass": f"{calls} calls, each with a new Python int (each traces)",
             "whole program": f"N = {', '.join(f'{n:,}' for n in sizes)} retraces, as python "
