@@ -13,13 +13,14 @@ import pytest
 import tensorflow as tf
 from tf_retracing import (
     RetracingBudgetExceeded,
+    _internals,
     explain_retracing,
     report,
     tracing_budget,
     watch_every_tf_function,
 )
-from tf_retracing import explainer as rx
 from tf_retracing.explainer import WatchedCaller, WatchedCopyWarning
+from tf_retracing.explainer import watch as rx_watch
 
 
 class Doubler(tf.Module):
@@ -87,7 +88,7 @@ def test_whole_program_mode_watches_functions_loaded_from_a_saved_model(tmp_path
     shapes = [(r.argument, r.kind, r.before, r.after) for r in loaded.scale.retrace_reasons]
     assert shapes == [("x", "shape", "(2,)", "(3,)"), ("x", "shape", "(3,)", "(4,)")]
     assert "restored_function_body" not in report(watches)
-    assert rx._internals.function_deserialization.recreate_function.__name__ == (
+    assert _internals.function_deserialization.recreate_function.__name__ == (
         "recreate_function"
     )  # put back after the block
 
@@ -154,7 +155,7 @@ def test_a_plain_function_calling_a_closure_tf_function_is_watched_where_it_call
 
 
 def test_a_keras_predict_function_is_watched_in_place(monkeypatch):
-    monkeypatch.setattr(rx, "_CODE_STATS", {})  # as in a new process: no earlier model
+    monkeypatch.setattr(rx_watch, "_CODE_STATS", {})  # as in a new process: no earlier model
     model = small_model()
     model.predict(np.zeros((8, 4)), verbose=0)
     with pytest.warns(WatchedCopyWarning, match="has traced already"):  # a copy, said so
@@ -241,7 +242,7 @@ def test_a_nested_trace_that_fails_leaves_nothing_behind():
     assert countdown(2).numpy() == 1
     assert countdown.experimental_get_tracing_count() == 2
     assert [r.trace for r in countdown.retrace_reasons] == [2]
-    cache = rx._internals.function_cache(countdown)
+    cache = _internals.function_cache(countdown)
     countdown(3)  # a new top-level trace clears what the failed one left
     assert cache.pending == {}
 

@@ -11,7 +11,7 @@ import importlib
 import numpy as np
 import pytest
 from tf_retracing import explain_retracing
-from tf_retracing import explainer as rx
+from tf_retracing.explainer import watch as rx_watch
 
 LENGTHS = (2, 3, 4)
 
@@ -64,7 +64,7 @@ def test_each_step_path_gives_a_reason_for_every_retrace(library, step):
 
 
 def test_keras_train_and_test_steps_from_one_builder_are_not_a_new_function_each(monkeypatch):
-    monkeypatch.setattr(rx, "_CODE_STATS", {})  # as in a new process: no earlier model
+    monkeypatch.setattr(rx_watch, "_CODE_STATS", {})  # as in a new process: no earlier model
     keras = importlib.import_module("keras")
     model = sequence_model(keras)
     model.make_train_function()

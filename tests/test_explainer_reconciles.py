@@ -9,7 +9,13 @@ import logging
 
 import pytest
 import tensorflow as tf
-from tf_retracing import RetracingBudgetExceeded, explain_retracing, guard_retracing, report
+from tf_retracing import (
+    RetracingBudgetExceeded,
+    _internals,
+    explain_retracing,
+    guard_retracing,
+    report,
+)
 from tf_retracing import explainer as rx
 
 
@@ -17,7 +23,7 @@ def unread_traces(monkeypatch, how: str) -> None:
     """Make the hook miss every trace from now on: TensorFlow's tracing frame unreadable
     (as after a release that renames its locals), or the hook itself failing."""
     if how == "frame":
-        monkeypatch.setattr(rx._internals, "tracing_locals", lambda frame: None)
+        monkeypatch.setattr(_internals, "tracing_locals", lambda frame: None)
     else:
 
         def broken(self, args):

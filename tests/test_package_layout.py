@@ -167,16 +167,10 @@ def test_the_explainer_exports_what_the_package_re_exports_from_it():
     assert all(isinstance(name, str) for name in explainer.__all__)
 
 
-# Known debt, split by issue 54's other parts: each module here is to become a package.
-OVER_800_DEBT = frozenset({"explainer.py", "comparison.py"})
-
-
 @pytest.mark.parametrize(
     "path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: p.relative_to(PACKAGE).as_posix()
 )
 def test_no_module_is_over_800_lines(path):
     """A module that holds several concerns becomes a package whose files name them."""
     lines = len(path.read_text(encoding="utf-8").splitlines())
-    if path.relative_to(PACKAGE).as_posix() in OVER_800_DEBT:
-        pytest.xfail(f"{lines} lines, to be split")
     assert lines <= 800

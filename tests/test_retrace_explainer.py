@@ -24,6 +24,7 @@ from tf_retracing import (
 )
 from tf_retracing import explainer as rx
 from tf_retracing.explain import main as explain_main
+from tf_retracing.explainer import watch as rx_watch
 
 
 def only_reason(fn):
@@ -801,7 +802,7 @@ def test_a_failing_explanation_leaves_the_call_unchanged(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("injected failure")
 
-    monkeypatch.setattr(rx, "_changes", broken)
+    monkeypatch.setattr(rx_watch, "_changes", broken)
     plain = tf.function(lambda x: x * 3)
     watched = explain_retracing(lambda x: x * 3)
     for n in (2, 3):
@@ -941,7 +942,7 @@ def test_whole_program_mode_accepts_a_positional_input_signature():
 
 
 def test_a_retrace_with_no_visible_difference_is_reported_as_unknown(monkeypatch):
-    monkeypatch.setattr(rx, "_changes", lambda earlier, new: [])
+    monkeypatch.setattr(rx_watch, "_changes", lambda earlier, new: [])
     watched = explain_retracing(lambda x: x)
     watched(tf.zeros(1))
     watched(tf.zeros(2))

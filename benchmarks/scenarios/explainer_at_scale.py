@@ -51,6 +51,7 @@ import sys
 import time
 
 from tf_retracing import explainer
+from tf_retracing.explainer import watch
 
 own = [0.0]
 
@@ -67,7 +68,7 @@ def stopwatch(function):
 
 
 explainer._Watch.before_body = stopwatch(explainer._Watch.before_body)
-explainer._commit_added_trace = stopwatch(explainer._commit_added_trace)
+watch._commit_added_trace = stopwatch(watch._commit_added_trace)
 out = sys.argv.pop(1)
 atexit.register(lambda: open(out, "w").write(repr(own[0])))
 sys.argv[0] = "tf_retracing.explain"
@@ -170,5 +171,5 @@ SCENARIO = Scenario(
     headline="watched",
     headline_pass=COLD,
     build=build,
-    requires=("snippets/tf_retracing/explainer.py", "snippets/tf_retracing/explain.py"),
+    requires=("snippets/tf_retracing/explainer", "snippets/tf_retracing/explain.py"),
 )

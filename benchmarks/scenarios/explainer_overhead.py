@@ -50,5 +50,5 @@ SCENARIO = Scenario(
     headline="watched",
     headline_pass=STEADY,
     build=build,
-    requires=("snippets/tf_retracing/explainer.py",),
+    requires=("snippets/tf_retracing/explainer",),
 )

@@ -1,0 +1,334 @@
+"""What changed and what to try, for each kind of change: shapes, dtypes, Python values
+(by how the function uses them), objects and instances, structures, arguments."""
+
+from __future__ import annotations
+
+import dataclasses
+
+# Relative imports: its tests load it without the package (whose __init__ imports TF).
+from ..explainer_types import RetraceReason
+from ..trace_description import (
+    DENSE,
+    RAGGED,
+    SPARSE,
+    Node,
+    PythonValue,
+    TensorLeaf,
+)
+from .describing import _KIND_NAMES, _rank, article, shape_text, short_repr
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One difference between a call and an earlier trace."""
+
+    argument: str | None
+    kind: str  # one of explainer_types.KINDS
+    before: str
+    after: str
+    advice: str  # what changed and what to try, without the function's name
+    subkind: str  # what exactly changed within the kind ("value", "rank"...), for grouping
+
+
+def _shape_change(
+    path: str, old: TensorLeaf, new: TensorLeaf, general: Node, inside: str | None = None
+) -> Change:
+    before, after = shape_text(old.shape), shape_text(new.shape)
+    if old.shape is None or new.shape is None or len(old.shape) != len(new.shape):
+        subkind = "rank"
+        what = f"rank changed from {_rank(old.shape)} to {_rank(new.shape)}"
+        fix = (
+            f"If the rank varies by design, give `{path}` the spec {spec(new, None)} in "
+            "input_signature (any rank, one trace) or use reduce_retracing=True; otherwise "
+            "keep the rank fixed (reshape or add the missing axis before the call)."
+        )
+    else:
+        subkind = "dimension"
+        pairs = list(zip(old.shape, new.shape, strict=True))
+        changed = [i for i, (a, b) in enumerate(pairs) if a != b]
+        what = ", ".join(f"dimension {i}: {pairs[i][0]} -> {pairs[i][1]}" for i in changed)
+        relaxed = [None if i in changed else size for i, size in enumerate(new.shape)]
+        fix = (
+            f"If that size varies by design, declare it None: give `{path}` the spec "
+            f"{spec(new, relaxed)} in input_signature, "
+            "or use reduce_retracing=True; otherwise pad or bucket inputs to a few sizes."
+        )
+    if inside is not None:  # no spec can be given to a part of it: the data sets its shapes
+        fix = _composite_shape_fix(path, inside, subkind == "dimension" and changed == [0])
+    if isinstance(general, TensorLeaf) and general.shape != new.shape:
+        fix = (
+            f"reduce_retracing made this trace general ({shape_text(general.shape)}), so "
+            "later calls that differ only there reuse it."
+        )
+    advice = f"argument `{path}` changed shape from {before} to {after} ({what}). {fix}"
+    return Change(path, "shape", before, after, advice, subkind)
+
+
+def _composite_shape_fix(path: str, inside: str, batch_only: bool) -> str:
+    where = (
+        f"`{path}` is part of {article(inside)} {inside} value (what a distributed dataset "
+        "or a dataset iterator passes), so its shape comes from the data."
+    )
+    batch = (
+        " A smaller last batch is the usual cause: batch the dataset with "
+        "drop_remainder=True (or repeat it) so that every batch has the same size."
+        if batch_only
+        else ""
+    )
+    return (
+        f"{where}{batch} If the size varies by design, let the dataset leave that dimension "
+        "None (its element_spec shows it), or use reduce_retracing=True, which traces once "
+        "more with the dimension None; otherwise pad or bucket the data to a few sizes."
+    )
+
+
+def spec(node: TensorLeaf, shape) -> str:
+    """The spec that accepts this kind of value with ``shape``, as code to paste."""
+    dtype = f"tf.{node.dtype}"
+    if node.kind == RAGGED:
+        return f"tf.RaggedTensorSpec(shape={shape}, dtype={dtype}, ragged_rank={node.ragged_rank})"
+    if node.kind == SPARSE:
+        return f"tf.SparseTensorSpec(shape={shape}, dtype={dtype})"
+    if node.kind == DENSE:
+        return f"tf.TensorSpec(shape={shape}, dtype={dtype})"
+    spec_name = _KIND_NAMES.get(node.kind, node.kind) + "Spec"
+    return f"{article(spec_name)} {spec_name} with shape {shape} and dtype {dtype}"
+
+
+def _dtype_change(path: str, old: TensorLeaf, new: TensorLeaf) -> Change:
+    before, after = old.dtype, new.dtype
+    advice = (
+        f"argument `{path}` changed dtype from {before} to {after}. Each dtype needs its own "
+        f"graph: cast before the call, e.g. tf.cast({path.split('[')[0]}, tf.{before}), or "
+        f"make the producer emit {before}."
+    )
+    return Change(path, "dtype", before, after, advice, "dtype")
+
+
+def _python_value_change(path: str, old: Node, new: Node, before: str, after: str) -> Change:
+    if isinstance(old, PythonValue) and isinstance(new, PythonValue):
+        subkind = "value"
+        what = (
+            f"is a Python {type(new.value).__name__} whose value changed from {before} to {after}"
+        )
+        fix = _value_fix(path, new)
+    elif isinstance(new, PythonValue):
+        subkind = "became-python"
+        what = f"was {before} and is now the Python value {after}"
+        fix = f"Pass a tensor every time ({_as_tensor(new)}), not a Python value."
+        fix += _dtype_note(path, new)
+    else:
+        subkind = "was-python"
+        what = f"was the Python value {before} and is now {after}"
+        fix = "Pass the same kind of value every time; a tensor if the value changes."
+    return Change(path, "python-value", before, after, f"argument `{path}` {what}. {fix}", subkind)
+
+
+# How the function's source uses an argument (tf_retracing.argument_use's names).
+CHOOSES, BRANCHES, STEP, FEEDS = "chooses", "branches", "step", "feeds"
+
+
+def _value_fix(path: str, new: PythonValue) -> str:
+    """What to do about a Python value that changed, by how the function uses it."""
+    used_for = set(new.used_for)
+    if CHOOSES in used_for:
+        return (
+            "The function uses it to choose a Python object (a dict key, a list index or "
+            "an attribute name), which a tensor cannot do, so keep it a Python value: a "
+            "few fixed values cost one trace each, which is expected. Only where the "
+            "choice must be made inside the graph, pick with tensors instead: "
+            "tf.switch_case over one branch per value, or a tf.lookup.StaticHashTable "
+            "from keys to numbers."
+        )
+    if isinstance(new.value, bool):
+        return _flag_advice(new)
+    if used_for == {BRANCHES}:
+        return (
+            "The function uses it only to decide an `if` (or `while`): a few fixed values "
+            "cost one trace each, which is expected. Pass it as a tensor "
+            f"({_as_tensor(new)}) only if both branches are tensor operations, which "
+            "AutoGraph then turns into one tf.cond."
+        ) + _dtype_note(path, new)
+    if STEP in used_for and isinstance(new.value, int) and len(used_for - {STEP}) == 0:
+        return (
+            "Every new Python value is a new trace: it is a tf.summary step, so pass it "
+            f"as tf.constant({new.value!r}, dtype=tf.int64), the dtype a step has."
+        )
+    return (
+        "Every new Python value is a new trace: if it varies, pass it as a tensor "
+        f"({_as_tensor(new)}); if it takes a few fixed values, expect one trace each."
+    ) + _dtype_note(path, new)
+
+
+def _flag_advice(new: PythonValue) -> str:
+    """A bool has two values: a trace each is often the point of a flag, and a tensor in
+    its place works only where AutoGraph can turn its use into graph operations."""
+    return (
+        "A bool has two values, so it costs at most one more trace, and a graph specialised "
+        "for each value is often what a flag is for: usually keep it. Pass it as a tensor "
+        f"({_as_tensor(new)}) only if the function uses it in tensor operations or in an "
+        "`if` that AutoGraph turns into tf.cond; not if it chooses a Python object, a "
+        "layer or the structure of what the function returns."
+    )
+
+
+# The dtype tf.constant gives a Python number of each type when none is named.
+_DEFAULT_DTYPES = {"int": "int32", "float": "float32"}
+
+
+def _as_tensor(node: PythonValue) -> str:
+    """The tensor to pass instead of a Python value, with the dtype the function needs:
+    the one the traced graph made of the value, where it shows one."""
+    value = short_repr(node.value)
+    default = _DEFAULT_DTYPES.get(type(node.value).__name__)
+    if default is None:  # not a number: tf.constant keeps its kind (str, bool)
+        return f"tf.constant({value})"
+    if len(node.used_as) == 1:
+        return (
+            f"tf.constant({value}, dtype=tf.{node.used_as[0]}), the dtype the function uses it as"
+        )
+    if node.pass_as is not None:  # several dtypes: _dtype_note says why this one
+        return f"tf.constant({value}, dtype=tf.{node.pass_as})"
+    if node.used_as:  # several, and the check could not choose (see _internals)
+        used = ", ".join(node.used_as)
+        return (
+            f"tf.constant({value}, dtype=...) with the dtype of the operation it feeds; the "
+            f"traced graph has it as {used}"
+        )
+    return (
+        f"tf.constant({value}), which is {default}: name another dtype if the function "
+        f"needs one, e.g. tf.constant({value}, dtype=tf.int64) for a tf.summary step"
+        if default == "int32"
+        else f"tf.constant({value}), which is {default}: name another dtype if the function "
+        "needs one, e.g. dtype=tf.float64 beside float64 tensors"
+    )
+
+
+def _dtype_note(path: str, node: PythonValue) -> str:
+    """For a number the traced graph has in several dtypes: why the one dtype advised
+    (every operation it feeds takes it), or where it needs a tf.cast (none does), and
+    where a tensor of another dtype fails; checked by _internals.dtype_to_pass."""
+    if node.pass_as is None:
+        return ""
+    dtypes = ", ".join(node.used_as[:-1]) + f" and {node.used_as[-1]}"
+    if node.cast_at:
+        casts = "; ".join(
+            f"tf.cast({path}, tf.{dtype}) where it feeds {where}" for dtype, where in node.cast_at
+        )
+        note = (
+            f" The traced graph has `{path}` as {dtypes}, and no one dtype fits every "
+            f"operation it feeds: pass it as {node.pass_as} and write, in its place, {casts}."
+        )
+    else:
+        note = (
+            f" The traced graph has `{path}` as {dtypes}; {node.pass_as} is the dtype every "
+            "operation it feeds takes."
+        )
+    others = "".join(
+        f" {article(dtype).capitalize()} {dtype} tensor {why}." for dtype, why in node.fails_as
+    )
+    return note + others
+
+
+# What to do about a method traced again for a new instance.
+NEW_INSTANCE_ADVICE = (
+    "each instance keeps its own traces, so every new instance traces again. Create the "
+    "object once and reuse it; where the program needs several instances (the layers of a "
+    "model), one trace per instance is expected."
+)
+
+
+def new_instance_reason(function: str, number: int, instance: str) -> RetraceReason:
+    """A method's tf.function traced for a new instance (each has its own tf.function)."""
+    message = (
+        f"`{function}` traced again (trace {number}): this is a method and `self` is a new "
+        f"object ({instance}): {NEW_INSTANCE_ADVICE}"
+    )
+    return RetraceReason(
+        function=function,
+        trace=number,
+        argument="self",
+        kind="object",
+        before="another instance",
+        after=instance,
+        message=message,
+        subkind="self",
+    )
+
+
+def gone_instance_reason(function: str, number: int) -> RetraceReason:
+    """A method traced for an instance already gone when it traced: a temporary
+    (``Model().f(x)``), for which TensorFlow passes ``self`` as None; each is new."""
+    message = (
+        f"`{function}` traced again (trace {number}): this is a method called on an object "
+        "that was gone by the time it traced (a temporary, as in `Model().f(x)`: TensorFlow "
+        "then traces with `self` None), and each instance keeps its own traces, so a new "
+        "object per call traces on every call. Keep the object in a variable, create it "
+        "once and call its method"
+    )
+    return RetraceReason(
+        function=function,
+        trace=number,
+        argument="self",
+        kind="object",
+        before="another instance",
+        after="a temporary instance",
+        message=message,
+        subkind="self",
+    )
+
+
+def _object_change(path: str, before: str, after: str) -> Change:
+    if path == "self":
+        advice = (
+            f"this is a method and `self` is a new object ({after}, not {before}): "
+            f"{NEW_INSTANCE_ADVICE}"
+        )
+        return Change(path, "object", before, after, advice, "self")
+    advice = (
+        f"argument `{path}` is a different object ({after}, not {before}). Objects "
+        "are matched by identity (or by __eq__ and __hash__ if the class defines them), "
+        "and a collected object never matches again. Reuse one object, or pass the "
+        "values it carries as tensors."
+    )
+    return Change(path, "object", before, after, advice, "object")
+
+
+def _structure_change(path: str, before: str, after: str) -> Change:
+    advice = (
+        f"argument `{path}` changed structure from {before} to {after}. Each container "
+        "type, length and set of keys is a new trace: keep the structure fixed, or pass "
+        "one tensor instead of a container whose length varies: stack the items "
+        "(tf.stack) and give that dimension None (input_signature or "
+        "reduce_retracing=True), or a tf.RaggedTensor if the items differ in size."
+    )
+    return Change(path, "structure", before, after, advice, "container")
+
+
+def _kind_of_value_change(path: str, before: str, after: str) -> Change:
+    advice = (
+        f"argument `{path}` was {before} and is now {after}. Pass the same kind of "
+        "value on every call"
+    )
+    if "Variable" in before + after and " tensor " in before + after:
+        advice += (
+            ": always the tf.Variable, or always a tensor (tf.convert_to_tensor of it); "
+            "a Variable's trace reads its current value on every call anyway"
+        )
+    advice += "."
+    return Change(path, "structure", before, after, advice, "kind-of-value")
+
+
+def _new_argument(path: str, before: str | None, after: str | None) -> Change:
+    if before is None:
+        advice = (
+            f"argument `{path}` was not passed to the closest earlier trace and is now "
+            f"{after}. Pass the same arguments on every call (a fixed value, or rely on a "
+            "default)."
+        )
+        return Change(path, "new-argument", "not passed", after, advice, "passed")
+    advice = (
+        f"argument `{path}` was passed to the closest earlier trace ({before}) and is "
+        "not passed now. Pass the same arguments on every call."
+    )
+    return Change(path, "new-argument", before, "not passed", advice, "not-passed")
