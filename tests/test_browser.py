@@ -183,12 +183,23 @@ COLOUR_RULES = {
     "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
     "preload": False,
 }
-OTHER_RULES = {"rules": {rule: {"enabled": False} for rule in COLOUR_RULES["runOnly"]["values"]}}
 # axe's contrast rule finds each text's background from the elements drawn under it, which
 # on a page of highlighted code is three quarters of axe's time (thousands of tokens). Text
 # inside <pre> is drawn on its code block's own background, so CODE_TEXT_CONTRAST checks it
-# from computed styles instead, and axe's colour rules leave <pre> out.
-OUTSIDE_CODE = {"exclude": [["pre"]]}
+# from computed styles instead; outside code, the colour rules check one text per look
+# (MARK_ONE_TEXT_PER_LOOK), each rule's selector narrowed to the marked texts, so that one
+# axe run per page covers every rule (each run costs a walk of the whole page).
+SAMPLE_ATTRIBUTE = "data-contrast-sample"
+SAMPLED_COLOUR_RULES = {
+    "rules": [
+        {"id": "color-contrast", "selector": f"[{SAMPLE_ATTRIBUTE}]"},
+        # axe's own selector for this rule is "a[href], [role=link]".
+        {
+            "id": "link-in-text-block",
+            "selector": f"a[href][{SAMPLE_ATTRIBUTE}], [role=link][{SAMPLE_ATTRIBUTE}]",
+        },
+    ]
+}
 AXE_SCRIPT = Axe().axe_script
 
 
@@ -198,6 +209,7 @@ def blocking_violations(
     """axe-core's serious and critical findings on the page (or ``context``) as it is now."""
     if not page.evaluate("typeof window.axe === 'object'"):  # once per loaded page
         page.evaluate(AXE_SCRIPT)
+        page.evaluate("(rules) => axe.configure(rules)", SAMPLED_COLOUR_RULES)
     found = page.evaluate(
         "([context, options]) => axe.run(context || document, options)",
         [context, {"resultTypes": ["violations"], **(options or {})}],
@@ -275,7 +287,6 @@ CODE_TEXT_CONTRAST = """() => {
 # them on one visible element per such look, marked with SAMPLE_ATTRIBUTE; code blocks are
 # left to CODE_TEXT_CONTRAST as before. test_a_text_styled_apart_is_found_among_many keeps
 # the sample honest.
-SAMPLE_ATTRIBUTE = "data-contrast-sample"
 MARK_ONE_TEXT_PER_LOOK = """(attribute) => {
   for (const old of document.querySelectorAll(`[${attribute}]`)) old.removeAttribute(attribute);
   const backdrop = element => {
@@ -315,14 +326,13 @@ MARK_ONE_TEXT_PER_LOOK = """(attribute) => {
 }"""
 
 
-def colour_violations(page: Page) -> list[str]:
-    """Text contrast and links told apart from text: by axe on one text per look outside
-    code blocks (MARK_ONE_TEXT_PER_LOOK), and by CODE_TEXT_CONTRAST inside them."""
+def colour_violations(page: Page, options: dict = COLOUR_RULES) -> list[str]:
+    """axe's findings for ``options`` (its colour rules, or every rule with None), its colour
+    rules on one text per look outside code blocks (MARK_ONE_TEXT_PER_LOOK), and
+    CODE_TEXT_CONTRAST inside them."""
     code = page.evaluate(CODE_TEXT_CONTRAST)
-    found = []
-    if page.evaluate(MARK_ONE_TEXT_PER_LOOK, SAMPLE_ATTRIBUTE):
-        sampled = {"include": [[f"[{SAMPLE_ATTRIBUTE}]"]], **OUTSIDE_CODE}
-        found = blocking_violations(page, COLOUR_RULES, sampled)
+    page.evaluate(MARK_ONE_TEXT_PER_LOOK, SAMPLE_ATTRIBUTE)
+    found = blocking_violations(page, options)
     if code:
         found.append(f"code text contrast ({len(code)} elements): {code[:3]}")
     return found
@@ -566,7 +576,7 @@ def check_loads_with_a_title_and_accessibly(path: str, page: Page) -> None:
     heading = page.locator("article h1").first
     assert heading.is_visible() and heading.inner_text().strip(), f"{path}: no visible title"
     assert page.title().endswith("TensorFlow Retracing Guide"), page.title()
-    violations = blocking_violations(page, OTHER_RULES) + colour_violations(page)
+    violations = colour_violations(page, options=None)  # every rule, in one run
     assert not violations, f"{path}: accessibility violations:\n" + "\n".join(violations)
 
 
