@@ -4,20 +4,31 @@ linter now scores the corpus."""
 
 from __future__ import annotations
 
+import ast
+import gc
+import time
+
 import pytest
-from tf_retracing.lint import RULES_BY_CODE
+from tf_retracing.lint import RULES_BY_CODE, lint_source
 
 from verification.lint_corpus.cases import LINT_CASES, all_cases
 from verification.lint_corpus.results import read_results, totals
 from verification.lint_corpus.runner import score_case
+from verification.lint_corpus.speed import generated_module
 
 MINIMUM_CASES = 40  # files reduced from distinct public reports
 MINIMUM_RECALL = 0.80
 MINIMUM_PRECISION = 0.90
-MAXIMUM_SIZE_RATIO = 6.0  # 2,000 functions against 500
-# A regression guard below the machine's noise, not a goal: three runs on one quiet 2-CPU
-# machine on 2026-11-27 gave 22,088, 18,958 and 18,762 lines per second for the large module.
-MINIMUM_LINES_PER_SECOND = 15_000
+MAXIMUM_SIZE_RATIO = 6.0  # 2,000 functions against 500, in the recorded benchmark
+# The speed floor is measured live, against the machine's own speed: the whole linter on a
+# generated module may take at most this many times what Python's own parser takes on it,
+# both timed here, interleaved, best of several runs, so a loaded or slow machine slows
+# both sides alike. On a quiet 2-CPU machine (2026-11-27) the linter took 3.4 to 4.2 times
+# the parse; lines per second, which depend on the machine, are the benchmark's to report.
+MAXIMUM_TIMES_THE_PARSE = 8.0
+# Linear time keeps the linter's cost per parse flat as the file grows four times; a
+# quadratic step would multiply it by about four.
+MAXIMUM_GROWTH_PER_PARSE = 1.5
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +85,37 @@ def test_every_finding_on_the_repositories_is_reviewed_and_precise(results):
     assert summary["precision"] >= MINIMUM_PRECISION, summary
 
 
-def test_the_benchmark_shows_linear_time(results):
+def test_the_recorded_speed_benchmark_is_of_the_modules_the_page_names(results):
     speed = results["speed"]
     small, large = speed["modules"]
     assert (small["functions"], large["functions"]) == (500, 2000)
-    assert speed["ratio"] <= MAXIMUM_SIZE_RATIO
-    assert large["lines_per_second"] >= MINIMUM_LINES_PER_SECOND
+
+
+def fastest_lint_and_parse(source: str, repeats: int = 3) -> tuple[float, float]:
+    """The fastest of several runs of the linter and of Python's parser on one source,
+    taken in turns so that a busy moment of the machine slows both alike."""
+    lint = parse = float("inf")
+    for _ in range(repeats):
+        for action, which in (
+            (lambda: lint_source(source, "generated.py"), 0),
+            (lambda: ast.parse(source), 1),
+        ):
+            gc.collect()
+            started = time.perf_counter()
+            action()
+            taken = time.perf_counter() - started
+            lint, parse = (min(lint, taken), parse) if which == 0 else (lint, min(parse, taken))
+    return lint, parse
+
+
+def test_the_linter_is_linear_and_within_a_few_parses_measured_live():
+    """Measured now, against this machine's own parser: the linter costs at most a few
+    parses of the same file, and that cost per parse does not grow with the file (1,000
+    functions against 250), where anything worse than linear time would make it grow."""
+    times_the_parse = {}
+    for functions in (250, 1000):
+        lint, parse = fastest_lint_and_parse(generated_module(functions))
+        times_the_parse[functions] = lint / parse
+    assert max(times_the_parse.values()) <= MAXIMUM_TIMES_THE_PARSE, times_the_parse
+    growth = times_the_parse[1000] / times_the_parse[250]
+    assert growth <= MAXIMUM_GROWTH_PER_PARSE, times_the_parse
