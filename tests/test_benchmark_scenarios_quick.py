@@ -18,15 +18,15 @@ from verification.harness.codeblocks import ROOT
 # Per scenario, per variant: the traces of one quick run (the same on every run: the
 # streams are fixed, and traces do not depend on timing).
 TRACES = {
-    "batch_size_stream": {"no_signature": 46, "input_signature": 1, "reduce_retracing": 2},
+    "batch_size_stream": {"no_signature": 26, "input_signature": 1, "reduce_retracing": 2},
     "changing_dtypes": {"as_given": 5, "cast_first": 1},
     "explainer_at_scale": {"unwatched": 10, "watched": 10},
-    "explainer_overhead": {"unwatched": 12, "watched": 12},
-    "function_in_loop": {"function_per_call": 8, "model_per_call": 8, "created_once": 1},
-    "loop_count": {"python_int": 20, "tensor": 1},
+    "explainer_overhead": {"unwatched": 6, "watched": 6},
+    "function_in_loop": {"function_per_call": 4, "model_per_call": 4, "created_once": 1},
+    "loop_count": {"python_int": 10, "tensor": 1},
     "many_tenants": {"dedicated": 4, "lru": 4, "shared": 1},
     "predict_loop": {"predict": 1, "predict_on_batch": 1, "tf_function": 1},
-    "sequence_lengths": {"no_signature": 62, "reduce_retracing": 2, "buckets": 4},
+    "sequence_lengths": {"no_signature": 25, "reduce_retracing": 2, "buckets": 4},
     "serving_architectures": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
     "serving_without_onednn": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
     "tenant_memory": {"dedicated": 4, "shared": 1},

@@ -11,7 +11,7 @@ MAX_BATCH = 64
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 100 if quick else 1000
+    calls = 30 if quick else 1000
     generator = rng()
     sizes = generator.integers(1, MAX_BATCH + 1, size=calls)
     stream = [tf.constant(batch(int(size), generator)) for size in sizes]
@@ -38,7 +38,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=stream,
         samples=[int(size) for size in sizes],
-        repetitions=3 if quick else 20,
+        repetitions=2 if quick else 20,
         parameters={
             "calls per pass": calls,
             "batch sizes": f"uniform in 1..{MAX_BATCH}",

@@ -12,7 +12,7 @@ DTYPES = ("float32", "float64", "float16", "int32", "int64")
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 100 if quick else 500
+    calls = 25 if quick else 500
     generator = rng()
     weights = tf.constant(generator.standard_normal((FEATURES, 8)).astype("float32"))
     kinds = generator.choice(DTYPES, size=calls)
@@ -36,7 +36,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=stream,
         samples=[ROWS] * calls,
-        repetitions=3 if quick else 20,
+        repetitions=2 if quick else 20,
         parameters={"calls per pass": calls, "dtypes": ", ".join(DTYPES), "batch": ROWS},
     )
 

@@ -10,7 +10,7 @@ def build(quick: bool) -> Setup:
     import tensorflow as tf
     from tf_retracing import explain_retracing
 
-    shapes = 12 if quick else 40
+    shapes = 6 if quick else 40
     generator = rng()
     # A new batch size on every call of the cold pass: every call traces, on both sides.
     stream = [tf.constant(batch(rows, generator)) for rows in range(1, shapes + 1)]
@@ -30,11 +30,11 @@ def build(quick: bool) -> Setup:
         ],
         stream=stream,
         samples=list(range(1, shapes + 1)),
-        repetitions=4 if quick else 30,
-        steady_repeats=5 if quick else 25,
+        repetitions=2 if quick else 30,
+        steady_repeats=2 if quick else 25,
         parameters={
             "cold pass": f"{shapes} calls, each with a new batch size (each traces)",
-            "steady pass": f"the same inputs {5 if quick else 25} times over (no trace)",
+            "steady pass": f"the same inputs {2 if quick else 25} times over (no trace)",
         },
     )
 

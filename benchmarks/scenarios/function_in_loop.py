@@ -11,7 +11,7 @@ ROWS = 32
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 8 if quick else 40
+    calls = 4 if quick else 40
     x = tf.constant(batch(ROWS, rng()))
 
     def function_per_call():
@@ -49,7 +49,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=[x] * calls,
         samples=[ROWS] * calls,
-        repetitions=3 if quick else 20,
+        repetitions=2 if quick else 20,
         parameters={"calls per pass": calls, "batch": ROWS},
     )
 

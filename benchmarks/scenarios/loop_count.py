@@ -12,7 +12,7 @@ ROWS = 16
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 60 if quick else 400
+    calls = 15 if quick else 400
     generator = rng()
     steps = [int(n) for n in generator.integers(1, MAX_STEPS + 1, size=calls)]
     x = tf.constant(batch(ROWS, generator))
@@ -43,7 +43,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=steps,
         samples=[ROWS] * calls,
-        repetitions=3 if quick else 20,
+        repetitions=2 if quick else 20,
         parameters={
             "calls per pass": calls,
             "loop counts": f"uniform in 1..{MAX_STEPS}",

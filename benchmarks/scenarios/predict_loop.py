@@ -24,7 +24,7 @@ def predict_traces(model) -> int:
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 5 if quick else 40
+    calls = 3 if quick else 40
     x = batch(BATCH, rng())
     x_tensor = tf.constant(x)
 
@@ -54,7 +54,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=[x] * calls,
         samples=[BATCH] * calls,
-        repetitions=3 if quick else 25,
+        repetitions=2 if quick else 25,
         parameters={"batch": BATCH, "features": FEATURES, "calls per pass": calls},
     )
 

@@ -18,7 +18,7 @@ def bucket_for(length: int) -> int:
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 80 if quick else 600
+    calls = 25 if quick else 600
     generator = rng()
     lengths = generator.integers(5, MAX_LENGTH + 1, size=calls)
     stream = [
@@ -54,7 +54,7 @@ def build(quick: bool) -> Setup:
         ],
         stream=stream,
         samples=[ROWS] * calls,
-        repetitions=3 if quick else 12,
+        repetitions=2 if quick else 12,
         parameters={
             "calls per pass": calls,
             "lengths": f"uniform in 5..{MAX_LENGTH}",

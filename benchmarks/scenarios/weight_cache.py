@@ -52,7 +52,7 @@ def predictors():
 def build(quick: bool) -> Setup:
     import tensorflow as tf
 
-    calls = 20 if quick else 200
+    calls = 10 if quick else 200
     memory_counts = QUICK_MEMORY_COUNTS if quick else MEMORY_COUNTS
     x = tf.constant(batch(ROWS, rng()))
     models = [dense_model(SEED + k) for k in range(SERVED)]
