@@ -48,7 +48,26 @@ def describe_trace(tracing: dict, instance, concrete_function=None) -> td.TraceD
     if instance is not None:
         this = _object(instance)
         call, traced = {"self": this, **call}, {"self": this, **traced}
-    return td.TraceDescription(call, traced, describe_context(tracing["context"]))
+    variadic, through = _variadic(tracing["polymorphic_type"], call)
+    return td.TraceDescription(
+        call, traced, describe_context(tracing["context"]), variadic, through
+    )
+
+
+def _variadic(function_type, call: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The function's ``*args`` and ``**kwargs`` as written, and the names in ``call``
+    that came through them (not one of its named parameters)."""
+    written, named = [], set()
+    for parameter in function_type.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            written.append(f"*{parameter.name}")
+        elif parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            written.append(f"**{parameter.name}")
+        else:
+            named.add(parameter.name)
+    if not written:
+        return (), ()
+    return tuple(written), tuple(name for name in call if name not in named)
 
 
 def _scalar_constants(concrete_function) -> list[tuple[np.ndarray, Any]]:
