@@ -308,7 +308,7 @@ def _dtype_note(path: str, node: PythonValue) -> str:
 NEW_INSTANCE_ADVICE = (
     "each instance keeps its own traces, so every new instance traces again. Create the "
     "object once and reuse it; where the program needs several instances (the layers of a "
-    "model), one trace per instance is expected."
+    "model, one model per configuration or test case), one trace per instance is expected."
 )
 
 

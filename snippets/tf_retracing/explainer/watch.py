@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 import sys
 import threading
 import time
@@ -68,6 +69,7 @@ class _CodeStats:
         # The values the latest of them closed over (see _closure_values): a tf.function
         # made anew per step over a value that changes must not be told to be made once.
         self.closure: dict = {}
+        self.test_case: str | None = None  # the pytest test the latest trace was made in
 
 
 _CODE_STATS: dict = {}  # (code object, purpose) -> _CodeStats
@@ -191,9 +193,31 @@ class _Watch:
             trace.reason = self._explain(trace, number)
         elif self.stats.traced:
             trace.reason = self._explain_new_function(number, changed_closure)
+        trace.reason = self._in_another_test_case(trace.reason)
         if trace.reason is not None:
             trace.reason = dataclasses.replace(trace.reason, trace_ms=trace_ms)
         self._record(trace)
+
+    def _in_another_test_case(self, reason: RetraceReason | None) -> RetraceReason | None:
+        """A new object's trace made in another test case than the trace before it (a
+        parametrised test builds one model per case): expected, and said so."""
+        case, self.stats.test_case = self.stats.test_case, _test_case()
+        new_object = reason is not None and reason.subkind in ("self", "new-tf-function")
+        if not new_object or case is None or self.stats.test_case in (None, case):
+            return reason
+        what = (
+            f"traced again (trace {reason.trace}) for a new instance ({reason.after})"
+            if reason.subkind == "self"
+            else f"traced for a new tf.function object ({reason.after} for this code)"
+        )
+        message = (
+            f"`{self.name}` {what}, made in the test {self.stats.test_case}, where the trace "
+            f"before it was made in {case}: each test case builds its own objects (one "
+            "model per case in a parametrised test), and each object's first call traces. "
+            "That is expected, not a retrace to fix; the same test tracing again within "
+            "one case would be."
+        )
+        return dataclasses.replace(reason, message=message)
 
     def commit_unread(self, concrete_function) -> None:
         """Record a trace TensorFlow counted whose start the hook could not read (TensorFlow
@@ -319,7 +343,8 @@ class _Watch:
                 f"{self.library} makes it for your code at {self.created_at}, which "
                 "runs on a new object each time (a new model, layer or function per loop "
                 "iteration or request): create that object once, outside the loop or "
-                "request handler, and reuse it."
+                "request handler, and reuse it. Where each object differs on purpose (one "
+                "model per configuration), one trace per object is expected."
             )
         else:
             message += (
@@ -327,6 +352,13 @@ class _Watch:
                 "runs this line, and reuse it."
             )
         return message
+
+
+def _test_case() -> str | None:
+    """The pytest test running now (``test_x.py::test_model[3]``), from the variable
+    pytest sets for each test; None outside pytest."""
+    current = os.environ.get("PYTEST_CURRENT_TEST")
+    return current.rsplit(" (", 1)[0] if current else None
 
 
 def _changing_closure_message(name: str, where: str, created: int, names: tuple) -> str:
