@@ -202,22 +202,44 @@ def _casts_exactly(value, dtype, target) -> bool:
         return bool(through == np.asarray(value).astype(target.as_numpy_dtype))
 
 
+# TensorFlow names what tape.gradient adds after the operation it differentiates
+# ("gradient_tape/mul/Mul" for "mul"), all made on the tape.gradient line.
+_GRADIENT_SCOPE = "gradient_tape/"
+
+
 def _where(op) -> str:
-    """An operation and the line of the function's source that made it: ``Mul, line 5
-    (`y = x * n`)``; for a Const, the operations it feeds."""
+    """An operation and the line of the watched function's own body where the value
+    enters it: ``Mul, line 5 (`y = x * n`)``; for an operation made inside a helper the
+    function calls, the line of that call, where the argument is passed; for one that
+    tape.gradient made, the operation it differentiates and that one's line; for a
+    Const, the operations it feeds."""
     if op.type == "Const":
-        feeds = sorted({consumer.type for consumer in op.outputs[0].consumers()})
+        feeds = sorted({_forward(c).type for c in op.outputs[0].consumers()})
         name = " and ".join(feeds) or "nothing"
     else:
-        name = op.type
+        forward = _forward(op)
+        name = op.type if forward is op else f"the gradient of {forward.type}"
+        op = forward
     frames = _body_frames(op)
     if not frames:
         return name
-    frame = frames[-1]
+    frame = frames[0]
     line = _without_comment(linecache.getline(frame.filename, frame.lineno)).strip()
     if len(line) > 60:
         line = line[:57] + "..."
     return f"{name}, line {frame.lineno}" + (f" (`{line}`)" if line else "")
+
+
+def _forward(op):
+    """The operation a gradient operation differentiates (``op`` if it is none, or that
+    one cannot be found in its graph)."""
+    if not op.name.startswith(_GRADIENT_SCOPE):
+        return op
+    forward_name = op.name[len(_GRADIENT_SCOPE) :].rsplit("/", 1)[0]
+    try:
+        return op.graph.get_operation_by_name(forward_name)
+    except (KeyError, ValueError):
+        return op
 
 
 def _made_from(constant, name: str) -> bool:
