@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import heapq
 import io
 import linecache
@@ -223,11 +225,49 @@ def _where(op) -> str:
     frames = _body_frames(op)
     if not frames:
         return name
-    frame = frames[0]
+    frame = _in_own_body(frames)
     line = _without_comment(linecache.getline(frame.filename, frame.lineno)).strip()
     if len(line) > 60:
         line = line[:57] + "..."
     return f"{name}, line {frame.lineno}" + (f" (`{line}`)" if line else "")
+
+
+def _in_own_body(frames: list):
+    """The innermost of ``frames`` inside the watched function's own source (the function
+    around the first of them): a line in a tf.cond branch or loop body of it, but for an
+    operation made in a helper it calls, the line that calls the helper, where the
+    argument is passed (the helper may name it otherwise)."""
+    first = frames[0]
+    span = _function_span(first.filename, first.lineno)
+    if span is None:
+        return first
+    inside = [
+        frame
+        for frame in frames
+        if frame.filename == first.filename and span[0] <= frame.lineno <= span[1]
+    ]
+    return inside[-1]
+
+
+@functools.lru_cache(maxsize=64)
+def _function_spans(filename: str) -> tuple:
+    """Every function's (first line, last line) in a source file; () if it cannot be read."""
+    source = "".join(linecache.getlines(filename))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (node.lineno, node.end_lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+    )
+
+
+def _function_span(filename: str, lineno: int) -> tuple[int, int] | None:
+    """The innermost function of the file around line ``lineno``."""
+    around = [span for span in _function_spans(filename) if span[0] <= lineno <= span[1]]
+    return min(around, key=lambda span: span[1] - span[0], default=None)
 
 
 def _forward(op):
