@@ -210,9 +210,7 @@ def _diff(
         for suffix, old_child in old.children:
             new_child = new_children[suffix]
             general_child = general_children.get(suffix, new_child)
-            found.extend(
-                _diff(path + suffix, old_child, new_child, general_child, inside, fixes)
-            )
+            found.extend(_diff(path + suffix, old_child, new_child, general_child, inside, fixes))
         return found
     return [_leaf_change(path, old, new, general, inside, fixes)]
 

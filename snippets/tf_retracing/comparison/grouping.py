@@ -32,9 +32,7 @@ def group_message(
     one_function = len(set(numbers)) == len(numbers) and numbers[-1] <= len(seen)
     counted = f" (traces {_number_list(numbers)})" if one_function else ""
     if latest.kind == "shape" and latest.subkind == "dimension" and one_function:
-        covering = _covering_shape_advice(
-            latest.argument, seen, seen[latest.trace - 1], fixes
-        )
+        covering = _covering_shape_advice(latest.argument, seen, seen[latest.trace - 1], fixes)
         if covering is not None:
             return (
                 f"`{latest.function}` traced again {len(reasons)} times for this "

@@ -288,7 +288,9 @@ class _Watch:
         values = _closure_values(self.source_function)
         before, self.stats.closure = self.stats.closure, values
         return tuple(
-            name for name, value in values.items() if name in before and _differ(before[name], value)
+            name
+            for name, value in values.items()
+            if name in before and _differ(before[name], value)
         )
 
     def _explain_new_function(self, number: int, changed_closure=()) -> RetraceReason:
