@@ -10,8 +10,11 @@ trieste_*, helper_multiply_*).
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import keras
 import numpy as np
@@ -269,6 +272,28 @@ def test_a_model_per_configuration_says_one_trace_per_object_is_expected(tmp_pat
     )
     # and that is what TensorFlow does: each model's predict function traced once
     assert done.stdout.split() == ["1", "1", "1"]
+
+
+CASES = Path(__file__).resolve().parents[1] / "verification" / "explainer_corpus" / "cases"
+
+
+def test_the_corpus_case_of_a_solver_per_test_case_is_reported_as_expected(tmp_path):
+    report = tmp_path / "report.json"
+    case = CASES / "deep_cfr_solver_per_test_case.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "tf_retracing.explain", "--json", str(report), str(case)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (function,) = json.loads(report.read_text(encoding="utf-8"))["functions"]
+    assert len(function["reasons"]) == 2  # the second and third test case's solvers
+    for reason in function["reasons"]:
+        assert "That is expected, not a retrace to fix" in reason["message"]
+        assert "Create the object once" not in reason["message"]
 
 
 # --- A closure over a value that changes per step (Trieste) ----------------------------

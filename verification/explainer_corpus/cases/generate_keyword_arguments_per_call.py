@@ -23,7 +23,9 @@ def generate(input_ids, max_new_tokens=3, **kwargs):
     num_beams = kwargs.get("num_beams", 1)
     ids = tf.repeat(input_ids, num_beams, axis=0)  # one row per beam
     for _ in range(max_new_tokens):
-        scores = tf.matmul(tf.nn.embedding_lookup(embedding, ids[:, -1]), embedding, transpose_b=True)
+        scores = tf.matmul(
+            tf.nn.embedding_lookup(embedding, ids[:, -1]), embedding, transpose_b=True
+        )
         ids = tf.concat([ids, tf.argmax(scores, axis=-1, output_type=tf.int32)[:, None]], 1)
     return ids
 

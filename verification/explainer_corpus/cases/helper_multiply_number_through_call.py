@@ -32,4 +32,4 @@ def train_step(x, w):
 
 x = tf.random.normal([8, 4])
 for w in (1, 2, 3):  # a ramp-up weight, one value per epoch
-    train_step(x, w)
+    train_step(x, w)  # hazard: TFL003
