@@ -23,7 +23,9 @@ observations = tf.constant([3.0])
 for step in range(4):
     eta = tf.reduce_min(observations)
     scores = acquisition(candidates, tf.constant(eta))
-    np.testing.assert_allclose(scores, tf.maximum(eta - predict_mean(candidates), 0.0))
+    np.testing.assert_allclose(
+        scores, tf.maximum(eta - predict_mean(candidates), 0.0), rtol=1e-5, atol=1e-6
+    )
     query = candidates[tf.argmax(scores)]
     observations = tf.concat([observations, predict_mean(query[None]) + 1.0 / (step + 2)], 0)
     print(step, float(eta), float(query[0]))
