@@ -20,7 +20,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-from tf_retracing import explain_retracing
+from tf_retracing import explain_retracing, report
 from tf_retracing._internals import number_dtype
 
 
@@ -149,6 +149,9 @@ def test_reduce_retracing_is_never_advised_for_a_function_that_takes_kwargs():
     assert "Pad or bucket inputs to a few sizes: one trace each." in after.message
     assert "in input_signature" not in after.message.split("Neither")[0]
 
+    # The report, written after every call, takes back the input_signature of trace 2.
+    text = report([generate._watch])
+    assert "Later calls passed arguments through **kwargs (`num_beams`), which an " in text
     # The first shape advice, applied where no call passes a keyword: one trace.
     signed = tf.function(generate_body, input_signature=[tf.TensorSpec([1, None], tf.float32)])
     for width in (3, 4, 5):

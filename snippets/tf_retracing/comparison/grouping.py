@@ -46,7 +46,21 @@ def group_message(
             more = len(values) - len(shown)
             listed = ", ".join(shown) + (f" and {more} more" if more else "")
             return f"values seen: {listed}{counted}. {latest.message}"
-    return latest.message
+    return _refused_since(latest, fixes)
+
+
+def _refused_since(latest: RetraceReason, fixes: Fixes) -> str:
+    """The latest message, with a note where it offers an input_signature that calls made
+    after it rule out (they passed arguments through ``*args`` or ``**kwargs``)."""
+    if not fixes.passes or " in input_signature" not in latest.message:
+        return latest.message
+    passed = ", ".join(f"`{name}`" for name in fixes.passes[:5])
+    note = (
+        f" Later calls passed arguments through {' and '.join(fixes.variadic)} ({passed}), "
+        "which an input_signature refuses: pad or bucket inputs to a few sizes instead."
+    )
+    link = f" [{latest.cause}] {latest.url}"
+    return latest.message.removesuffix(link) + note + link
 
 
 def _covering_shape_advice(
