@@ -149,14 +149,27 @@ def test_reduce_retracing_is_never_advised_for_a_function_that_takes_kwargs():
     assert "Pad or bucket inputs to a few sizes: one trace each." in after.message
     assert "in input_signature" not in after.message.split("Neither")[0]
 
-    # The report, written after every call, takes back the input_signature of trace 2.
-    text = report([generate._watch])
-    assert "Later calls passed arguments through **kwargs (`num_beams`), which an " in text
+    shape_line = next(line for line in report([generate._watch]).splitlines() if "shape" in line)
+    assert (
+        "took 3 shapes" in shape_line and "in input_signature" not in shape_line.split("Neither")[0]
+    )
     # The first shape advice, applied where no call passes a keyword: one trace.
     signed = tf.function(generate_body, input_signature=[tf.TensorSpec([1, None], tf.float32)])
     for width in (3, 4, 5):
         signed(tf.ones([1, width]))
     assert signed.experimental_get_tracing_count() == 1
+
+
+def test_the_report_takes_back_an_input_signature_once_a_call_passes_a_keyword():
+    generate = explain_retracing(tf.function(generate_body))
+    generate(tf.ones([1, 3]))
+    generate(tf.ones([1, 4]))  # advised: an input_signature (no keyword passed yet)
+    generate(tf.ones([1, 4]), num_beams=2)
+    shape = next(r for r in generate.retrace_reasons if r.kind == "shape")
+    assert " in input_signature;" in shape.message
+    text = report([generate._watch])
+    assert "Later calls passed arguments through **kwargs (`num_beams`), which an " in text
+    assert "input_signature refuses: pad or bucket inputs to a few sizes instead." in text
 
 
 def test_a_keyword_changed_on_purpose_costs_a_trace_per_value_or_one_as_a_tensor():
