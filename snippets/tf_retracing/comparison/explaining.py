@@ -11,7 +11,6 @@ from ..trace_description import (
     VARIABLE,
     Node,
     ObjectRef,
-    OtherLeaf,
     PythonValue,
     Structure,
     TensorLeaf,
@@ -218,7 +217,7 @@ def _diff(
 def _container_change(path: str, old: Node, new: Node, fixes: Fixes) -> Change:
     """A container whose type, length or keys changed (or a value that became one)."""
     items = list(_leaves(new))
-    objects = tuple(describe(item) for item in items if isinstance(item, ObjectRef | OtherLeaf))
+    objects = tuple(describe(item) for item in items if isinstance(item, ObjectRef))
     variables = any(isinstance(i, TensorLeaf) and i.kind == VARIABLE for i in items)
     return _structure_change(
         path,
