@@ -168,7 +168,7 @@ def test_the_report_takes_back_an_input_signature_once_a_call_passes_a_keyword()
     shape = next(r for r in generate.retrace_reasons if r.kind == "shape")
     assert " in input_signature;" in shape.message
     text = report([generate._watch])
-    assert "Later calls passed arguments through **kwargs (`num_beams`), which an " in text
+    assert "Later calls passed keyword arguments through **kwargs (`num_beams`), which an " in text
     assert "input_signature refuses: pad or bucket inputs to a few sizes instead." in text
 
 
@@ -206,8 +206,15 @@ def test_a_varargs_function_is_not_advised_reduce_retracing_either():
     watched = explain_retracing(tf.function(gather))
     watched(tf.ones([2]))
     watched(tf.ones([3]))
-    (reason,) = watched.retrace_reasons
+    (reason,) = [r for r in watched.retrace_reasons if r.kind == "shape"]
     assert "Not reduce_retracing=True: the function takes *more" in reason.message
+    assert "an input_signature takes only the positional arguments it lists" in reason.message
+    signed = tf.function(gather, input_signature=[tf.TensorSpec([None])])
+    signed(tf.ones([2]))
+    signed(tf.ones([3]))
+    assert signed.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        signed(tf.ones([2]), tf.ones([2]))
 
 
 # --- One model per test case ----------------------------------------------------------

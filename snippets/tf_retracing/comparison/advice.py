@@ -66,11 +66,13 @@ class Fixes:
         return f"give `{path}` the spec {spec_text} in input_signature{note}"
 
     def variadic_note(self) -> str:
-        """Why reduce_retracing (and, once a call passed arguments through them, an
-        input_signature) is not advised for this function; '' for a plain one."""
+        """Why reduce_retracing (and, once a call passed keyword arguments through
+        ``**kwargs``, an input_signature) is not advised for this function; '' for a
+        plain one."""
         if not self.variadic:
             return ""
         written = " and ".join(self.variadic)
+        keywords = next((each for each in self.variadic if each.startswith("**")), None)
         raises = (
             "reduce_retracing=True makes TensorFlow raise IndexError when a call passes "
             f"an argument through {written} that an earlier trace did not have"
@@ -79,12 +81,16 @@ class Fixes:
             passed = ", ".join(f"`{name}`" for name in self.passes[:5])
             return (
                 f" Neither input_signature nor reduce_retracing=True fits here: the function "
-                f"takes {written} and calls pass arguments through it ({passed}), which an "
-                f"input_signature refuses, and {raises}."
+                f"takes {written} and calls pass keyword arguments through {keywords} "
+                f"({passed}), which an input_signature refuses, and {raises}."
             )
+        signature = (
+            f"an input_signature likewise refuses any keyword argument passed through {keywords}"
+            if keywords
+            else "an input_signature takes only the positional arguments it lists"
+        )
         return (
-            f" Not reduce_retracing=True: the function takes {written}, and {raises}; an "
-            f"input_signature likewise refuses any argument passed through {written}."
+            f" Not reduce_retracing=True: the function takes {written}, and {raises}; {signature}."
         )
 
 

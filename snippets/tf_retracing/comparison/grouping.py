@@ -56,7 +56,7 @@ def _refused_since(latest: RetraceReason, fixes: Fixes) -> str:
         return latest.message
     passed = ", ".join(f"`{name}`" for name in fixes.passes[:5])
     note = (
-        f" Later calls passed arguments through {' and '.join(fixes.variadic)} ({passed}), "
+        f" Later calls passed keyword arguments through {fixes.variadic[-1]} ({passed}), "
         "which an input_signature refuses: pad or bucket inputs to a few sizes instead."
     )
     link = f" [{latest.cause}] {latest.url}"
