@@ -111,6 +111,32 @@ def test_the_method_advice_traces_once_per_model_and_the_variables_advice_once()
     assert with_variables.experimental_get_tracing_count() == 1  # "matched by dtype and shape"
 
 
+def test_a_list_of_variables_that_grew_is_not_told_to_stack_them():
+    def halve(variables):
+        for variable in variables:
+            variable.assign(variable * 0.5)
+
+    decay = explain_retracing(tf.function(halve))
+    pool = [tf.Variable(tf.ones([2])) for _ in range(3)]
+    decay(pool[:2])
+    decay(pool)
+    (reason,) = [r for r in decay.retrace_reasons if r.kind == "structure"]
+    assert "it holds tf.Variables: keep one container of them" in reason.message
+    assert "stack the items" not in reason.message
+    stacked = tf.stack(pool)  # "tf.stack would pass a copy of their values"
+    assert not hasattr(stacked, "assign")
+    before = stacked.numpy().copy()
+    pool[0].assign(tf.zeros([2]))
+    np.testing.assert_array_equal(stacked, before)  # the copy did not follow the variable
+    fixed = tf.function(halve)  # "keep one container of them"
+    values = [v.numpy() for v in pool]
+    for _ in range(3):
+        fixed(pool)
+    assert fixed.experimental_get_tracing_count() == 1
+    for variable, value in zip(pool, values, strict=True):
+        np.testing.assert_allclose(variable.numpy(), value * 0.125)
+
+
 # --- reduce_retracing and keyword arguments (a generate-style function) --------------
 
 
