@@ -21,6 +21,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from benchmarks.results_pages import results_page_paths
 from verification.harness.codeblocks import ROOT, site_url_path
 
 BLOCKING_IMPACTS = {"serious", "critical"}
@@ -160,11 +161,14 @@ def visit(browser, site_url) -> Iterator[PageVisit]:
 def pages_of_built_site() -> list[str]:
     # Parametrised from the pages the docs define, so that the ids are stable; the test
     # below checks that this matches what was built.
-    return [
+    written = [
         site_url_path(source)
         for source in sorted((ROOT / "docs").rglob("*"))
         if source.suffix in {".md", ".ipynb"} and "hooks" not in source.parts
     ]
+    # The results pages the build generates, one per scenario (benchmarks.results_pages).
+    generated = [site_url_path(ROOT / "docs" / path) for path in results_page_paths(ROOT)]
+    return written + generated
 
 
 PAGES = pages_of_built_site()

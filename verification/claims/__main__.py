@@ -6,7 +6,9 @@ marker is misspelt, its evidence is gone, a flagged sentence has none, or a reco
 lost its marker. ``python -m verification.claims record``: write the claims as they are now
 to ``verification/claims/recorded.json``. ``python -m verification.claims baseline``:
 record the counts of the pages as they are now in ``verification/claims/baseline.json``
-(run once, before markers existed)."""
+(run once, before markers existed). ``python -m verification.claims stale``: how many
+results figures the pages cite and which of them come from a stale run (older than its
+code, or without a code hash); exit status 0, for CI's log."""
 
 from __future__ import annotations
 
@@ -72,6 +74,17 @@ def check() -> int:
     return 1 if found else 0
 
 
+def stale() -> int:
+    from verification.claims.index import cited_figures, stale_summary
+
+    figures = cited_figures(DOCS)
+    for figure in figures:
+        if figure.stale:
+            print(f"stale: {figure.page}, claim {figure.claim}: {figure.file} {figure.key}")
+    print(stale_summary(figures))
+    return 0
+
+
 def record() -> int:
     from verification.claims import check as coverage_check
 
@@ -89,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("baseline", help="record the counts as they are now")
     commands.add_parser("check", help="fail on a lost, misspelt or unresolved marker")
     commands.add_parser("record", help="record the sentences that carry evidence now")
+    commands.add_parser("stale", help="count the cited results figures of stale runs")
     args = parser.parse_args(argv)
     if args.command == "baseline":
         return baseline()
@@ -96,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         return check()
     if args.command == "record":
         return record()
+    if args.command == "stale":
+        return stale()
     pages = [p.removeprefix("docs/") for p in args.pages] or guide_pages(DOCS)
     return report(pages)
 

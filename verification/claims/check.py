@@ -9,7 +9,11 @@
 - a guide sentence the count flags (a universal word, a number, a version) carries no
   marker;
 - a sentence that carried a ``[[proof: ...]]`` marker when the claims were recorded is
-  on its page without one, or its page has fewer claims than were recorded.
+  on its page without one, or its page has fewer claims than were recorded;
+- a claim cites a results figure whose run is stale (older than the code it measured, or
+  made before runs recorded a code hash) and the record does not list that figure among
+  the stale ones it accepted (``stale_figures``): the number of stale figures can go down
+  without a word and goes up only in a change of ``recorded.json``.
 
 The record (``recorded.json``) lists, per page, the sentences that carried evidence; it is
 written by ``python -m verification.claims record``. Rewording a claim and keeping its
@@ -28,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from verification.claims.coverage import sentences
-from verification.claims.index import GUIDE
+from verification.claims.index import GUIDE, cited_figures
 from verification.claims.markers import ClaimError
 from verification.claims.render import render_markers
 
@@ -60,6 +64,9 @@ def read_record(path: Path = RECORD) -> dict:
         isinstance(v, list) and all(isinstance(s, str) for s in v) for v in pages.values()
     ):
         raise ClaimError(f"{path}: 'pages' must map each page to a list of sentences")
+    stale = document.get("stale_figures", [])
+    if not isinstance(stale, list) or not all(isinstance(s, str) for s in stale):
+        raise ClaimError(f"{path}: 'stale_figures' must be a list of 'page: file key' texts")
     return document
 
 
@@ -90,6 +97,7 @@ def problems(
                 if s.status == "missing"
             )
         found.extend(_lost_claims(page, page_sentences, recorded.get(page, [])))
+        found.extend(_new_stale_figures(docs_dir, page, set(record.get("stale_figures", []))))
     if pages is None:
         found.extend(
             f"{page}: recorded with {len(recorded[page])} claims, and the page is gone "
@@ -98,6 +106,16 @@ def problems(
             if recorded[page]
         )
     return found
+
+
+def _new_stale_figures(docs_dir: Path, page: str, accepted: set[str]) -> list[str]:
+    return [
+        f"{page}: claim {figure.claim} cites {figure.file} {figure.key}, a figure of a stale "
+        f"run: {figure.state} Run it again; to accept it as stale for now, write the record "
+        f"again: {RECORD_COMMAND}"
+        for figure in cited_figures(docs_dir, [page])
+        if figure.stale and figure.label not in accepted
+    ]
 
 
 def _lost_claims(page: str, page_sentences: list, recorded: list[str]) -> list[str]:
@@ -130,6 +148,9 @@ def record(docs_dir: Path, path: Path = RECORD) -> dict:
         "pages": {
             page: texts for page in marked_pages(docs_dir) if (texts := claimed(docs_dir, page))
         },
+        # Cited figures whose run is stale, accepted as they are; the check fails on any
+        # other (see the module's docstring).
+        "stale_figures": sorted({f.label for f in cited_figures(docs_dir) if f.stale}),
     }
     path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return document

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.code_hash import NO_HASH
+from benchmarks.results_pages import figure_anchor, is_results_file, locate, page_of
 from verification.claims.coverage import sentences
 from verification.claims.evidence import (
     Evidence,
@@ -99,10 +101,33 @@ def _superscript(claim: Claim, page: str, repo_url: str) -> str:
     )
     # Markdown links, not HTML ones: MkDocs turns a page's .md path into its address.
     links = ",".join(
-        f'[{label}]({_href(e, page, repo_url)} "{matrix.plain(_title(e))}")'
+        f'[{label}]({_href(e, page, repo_url)} "{link_title(_title(e))}")'
         for label, e in zip(labels, claim.evidence, strict=True)
     )
-    return f'<sup class="claim-ref" id="claim-{claim.number}">{links}</sup>'
+    sup = f'<sup class="claim-ref" id="claim-{claim.number}">{links}</sup>'
+    stale = [e for e in claim.evidence if isinstance(e, ResultFigure) and e.stale]
+    if stale:  # said beside the claim, not only in the list under the page
+        words = STALE_WORDS if any(e.state != NO_HASH for e in stale) else NO_HASH_WORDS
+        sup += f' <span class="claim-stale">({words})</span>'
+    return sup
+
+
+STALE_WORDS = "figure older than its code"
+NO_HASH_WORDS = "figure from a run with no code hash"
+
+
+def link_title(text: str) -> str:
+    """``text`` as the title of a Markdown link, shown by the browser as written.
+
+    Markdown would read quotes, brackets, backticks and parentheses in a title as the end
+    of the link or as a code span, so every sign that is not a letter, digit or space is
+    written as a numeric character reference, which Markdown leaves alone and the browser
+    reads back once. (Escaping it as HTML first and then again for Markdown showed
+    references such as ``&#x27;`` in the tooltip.)"""
+    return "".join(
+        char if char.isalnum() or char == " " else f"&#{ord(char)};"
+        for char in " ".join(text.split())
+    )
 
 
 def _href(evidence: Evidence, page: str, repo_url: str) -> str:
@@ -114,7 +139,11 @@ def _href(evidence: Evidence, page: str, repo_url: str) -> str:
         section = matrix.anchor("entry", evidence.entry, f"docs/{evidence.page}")
         return f"{_page_url(f'versions/{evidence.entry}.md', page)}#{section}"
     if isinstance(evidence, ResultFigure):
-        return f"{repo_url.rstrip('/')}/blob/main/{evidence.file}"
+        if not is_results_file(evidence.file):
+            return f"{repo_url.rstrip('/')}/blob/main/{evidence.file}"
+        scenario, inner = locate(evidence.key)
+        target = page_of(evidence.file, scenario)
+        return f"{_page_url(target, page)}#{figure_anchor(inner)}"
     return evidence.address
 
 
@@ -130,7 +159,8 @@ def _title(evidence: Evidence) -> str:
     if isinstance(evidence, MatrixLine):
         return f"On {matrix.label(evidence.entry)}, block {evidence.block}: {evidence.text.strip()}"
     if isinstance(evidence, ResultFigure):
-        return f"{evidence.file}: {evidence.key} = {evidence.value}"
+        stale = "" if not evidence.stale else " (older than its code, or no code hash)"
+        return f"{evidence.file}: {evidence.key} = {evidence.value}{stale}"
     return f"Source: {evidence.address}"
 
 
@@ -172,10 +202,15 @@ def _describe(
             f"in the version matrix: {matrix.code(evidence.text.strip())}"
         )
     if isinstance(evidence, ResultFigure):
-        return (
+        described = (
             f"[{evidence.file}]({href}), {matrix.code(evidence.key)} = "
             f"{matrix.code(str(evidence.value))}"
         )
+        if evidence.state == NO_HASH:
+            return f"{described}; **no code hash**: {evidence.state}"
+        if evidence.stale:
+            return f"{described}; **older than its code**: {evidence.state}"
+        return described
     return f"source: <{evidence.address}>"
 
 
