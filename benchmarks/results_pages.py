@@ -137,19 +137,27 @@ def scenario_page(file: str, name: str, result: dict, root: Path, repo_url: str)
     for path, value in leaves(result):
         groups.setdefault(_record(path), []).append((path, value))
     anchors: set[str] = set()
+    # One line per record (a variant, a ratio, a row), its figures side by side: a page of
+    # hundreds of figures stays a few screens high, and each figure keeps its own id.
     for record, figures in groups.items():
-        lines += [f"**{' › '.join(code(part) for part in record)}**", ""]
+        shown = []
         for path, value in figures:
             anchor = figure_anchor(path)
             if anchor in anchors:
                 raise ValueError(f"{file}: {name}: two figures would share the id {anchor!r}")
             anchors.add(anchor)
             inner = "/".join(path[len(record) :]) or path[-1]
-            lines.append(
-                f"- {code(inner)}: {code(_shown(value))}{{ #{anchor} .results-figure }}"
-            )
-        lines.append("")
+            shown.append(f"{_plain(inner)} = {code(_shown(value))}{{ #{anchor} .results-figure }}")
+        title = " / ".join(record)
+        lines.append(f"- **{_plain(title)}**: " + " · ".join(shown))
+    lines.append("")
     return "\n".join(lines)
+
+
+def _plain(text: str) -> str:
+    """Text from a results file's keys, with every sign that Markdown or HTML reads
+    written as a character reference: shown as written, never markup."""
+    return "".join(c if c.isalnum() or c in " /-." else f"&#{ord(c)};" for c in text)
 
 
 def _state_note(state: str | None) -> str:

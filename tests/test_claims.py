@@ -15,7 +15,12 @@ from verification.claims.coverage import sentences
 from verification.claims.evidence import MatrixLine, OutputLine, ResultFigure, Source, resolve
 from verification.claims.index import guide_pages, page_counts, replace_index_marker
 from verification.claims.markers import ClaimError, find_markers, strip_markers
-from verification.claims.render import anchor_output_lines, page_claims, render_markers
+from verification.claims.render import (
+    anchor_output_lines,
+    link_title,
+    page_claims,
+    render_markers,
+)
 from verification.claims.reviews import read_reviews
 from verification.claims.reviews import render as render_reviews
 from verification.harness.codeblocks import ROOT, page_blocks
@@ -151,20 +156,72 @@ def test_a_source_is_kept_as_cited(docs):
 def test_markers_become_links_and_the_page_lists_its_claims(docs):
     out = render_markers(PAGE, "guide/page.md", docs, REPO, None)
     assert "[[" not in out
-    assert (
-        '<sup class="claim-ref" id="claim-1">'
-        '[1](#output-1-1 "Output of block 1, line 1: shapes: 2")</sup>'
-    ) in out
+    title = link_title("Output of block 1, line 1: shapes: 2")
+    assert f'<sup class="claim-ref" id="claim-1">[1](#output-1-1 "{title}")</sup>' in out
     assert "Run it twice. Three dtypes" in out  # the set-aside marker leaves nothing
     listing = out[out.index("??? abstract") :]
     assert '1. A new shape is a new trace, every time. [↩](#claim-1 "Back to the text")' in listing
     assert "[output of block 1, line 1](#output-1-1): `shapes: 2`" in listing
 
 
-def test_a_marker_outside_a_sentence_of_prose_stops_the_build(docs):
-    page = PAGE + '\n| a | b |\n|---|---|\n| x.[[proof: "shapes: 2"]] | y |\n'
-    with pytest.raises(ClaimError, match="must end a sentence of prose"):
+def test_a_marker_outside_a_sentence_stops_the_build(docs):
+    page = PAGE + '\n<div>x.[[proof: "shapes: 2"]]</div>\n'
+    with pytest.raises(ClaimError, match="must end a sentence"):
         render_markers(page, "guide/page.md", docs, REPO, None)
+
+
+def test_a_table_cell_carries_a_marker_and_a_title_can_only_be_set_aside(docs):
+    page = PAGE + '\n| a | b |\n|---|---|\n| Two dtypes give 3.[[proof: "dtypes: 3"]] | y |\n'
+    out = render_markers(page, "guide/page.md", docs, REPO, None)
+    assert '| Two dtypes give 3.<sup class="claim-ref" id="claim-2">' in out
+    heading = PAGE + "\n## Each call traces[[no-claim: site]]\n"
+    assert "\n## Each call traces\n" in render_markers(heading, "guide/page.md", docs, REPO, None)
+    with pytest.raises(ClaimError, match="line 19: a heading cannot carry"):
+        render_markers(
+            PAGE + '\n## Each call traces[[proof: "shapes: 2"]]\n',
+            "guide/page.md",
+            docs,
+            REPO,
+            None,
+        )
+    box = PAGE + '\n!!! note "Traces twice[[proof: "shapes: 2"]]"\n\n    Text.\n'
+    with pytest.raises(ClaimError, match="line 19: an admonition title cannot carry"):
+        render_markers(box, "guide/page.md", docs, REPO, None)
+
+
+def test_quantities_in_words_and_every_kind_of_text_are_counted():
+    text = textwrap.dedent(
+        """\
+        # Traced once per shape
+
+        A tensor is keyed on its shape. It traces once. Each call is cheap. Ten calls.
+
+        - All of them run.
+
+        | Case | Traces |
+        |---|---|
+        | a list | twice |
+
+        !!! note "Whenever it runs"
+
+            It runs whenever asked.
+        """
+    )
+    found = [(s.kind, s.text, s.must_have_evidence) for s in sentences(text, "p.md")]
+    assert found == [
+        ("heading", "Traced once per shape", True),
+        ("prose", "A tensor is keyed on its shape.", False),
+        ("prose", "It traces once.", True),
+        ("prose", "Each call is cheap.", True),
+        ("prose", "Ten calls.", True),
+        ("list item", "All of them run.", True),
+        ("table", "Case", False),
+        ("table", "Traces", False),
+        ("table", "a list", False),
+        ("table", "twice", True),
+        ("admonition title", "Whenever it runs", True),
+        ("prose", "It runs whenever asked.", True),
+    ]
 
 
 def test_output_lines_get_ids_in_the_rendered_page(docs):

@@ -66,9 +66,9 @@ def test_a_figure_links_to_its_line_on_the_scenario_page(project):
     out = rendered(project)
     assert "](../benchmarks/results/cpu/hashed.md#extra-rows-0-ms " in out
     page = results_pages(project, REPO)["benchmarks/results/cpu/hashed.md"]
-    assert "- `ms`: `3.5`{ #extra-rows-0-ms .results-figure }" in page
+    assert "- **extra / rows / 0**: ms = `3.5`{ #extra-rows-0-ms .results-figure } · " in page
     # Text from the file reaches the page as code, never as markup.
-    assert "- `label`: ``a *b* <i>`c`</i>``{ #extra-rows-0-label .results-figure }" in page
+    assert "label = ``a *b* <i>`c`</i>``{ #extra-rows-0-label .results-figure }" in page
     assert "This run measured the code as it is now" in page
 
 
@@ -125,9 +125,10 @@ def test_every_figure_the_site_cites_has_its_anchor_on_a_results_page():
     assert cited
     for figure in cited:
         scenario, inner = locate(figure.key)
-        assert f"{{ #{figure_anchor(inner)} .results-figure }}" in pages[
-            page_of(figure.file, scenario)
-        ], figure.label
+        assert (
+            f"{{ #{figure_anchor(inner)} .results-figure }}"
+            in pages[page_of(figure.file, scenario)]
+        ), figure.label
 
 
 # --- the built site -----------------------------------------------------------------------

@@ -14,7 +14,6 @@ from mkdocs.structure.files import File, InclusionLevel
 
 from benchmarks.results_pages import results_pages
 from verification.claims.evidence import forget_results
-
 from verification.claims.index import replace_index_marker
 from verification.claims.markers import ClaimError
 from verification.claims.render import anchor_output_lines, render_markers

@@ -1,6 +1,7 @@
-"""``python -m verification.claims report [PAGE ...]``: per guide page, the sentences that
-must carry evidence and how many do, then each sentence still without it; exit status 1
-when one is left. ``python -m verification.claims check``: the coverage check the tests
+"""``python -m verification.claims report [PAGE ...]``: per counted page (the guide, the
+home, install and Versions pages, the Benchmarks pages and the README), the sentences that
+must carry evidence and how many do, then each sentence still without it, and the same
+counts by kind of text; exit status 1 when one is left. ``python -m verification.claims check``: the coverage check the tests
 run (``verification/claims/check.py``): exit status 1, with one line per problem, when a
 marker is misspelt, its evidence is gone, a flagged sentence has none, or a recorded claim
 lost its marker. ``python -m verification.claims record``: write the claims as they are now
@@ -19,7 +20,14 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from verification.claims.index import BASELINE, guide_pages, page_counts, page_sentences
+from verification.claims.index import (
+    BASELINE,
+    counted_pages,
+    guide_pages,
+    kind_counts,
+    page_counts,
+    page_sentences,
+)
 from verification.claims.markers import ClaimError
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -36,7 +44,13 @@ def report(pages: list[str]) -> int:
         for sentence in page_sentences(DOCS, page):
             if sentence.status == "missing":
                 missing += 1
-                print(f"    without evidence: {sentence.text}")
+                print(f"    without evidence ({sentence.kind}): {sentence.text}")
+    print("by kind of text:")
+    for kind, status in kind_counts(DOCS, pages).items():
+        print(
+            f"  {kind}: {sum(status.values())} flagged, {status['proof']} with evidence, "
+            f"{status['no-claim']} set aside, {status['missing']} without"
+        )
     return 1 if missing else 0
 
 
@@ -112,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return record()
     if args.command == "stale":
         return stale()
-    pages = [p.removeprefix("docs/") for p in args.pages] or guide_pages(DOCS)
+    pages = [p.removeprefix("docs/") for p in args.pages] or counted_pages(DOCS)
     return report(pages)
 
 

@@ -16,9 +16,8 @@ from pathlib import Path
 
 from benchmarks.code_hash import NO_HASH
 from benchmarks.results_pages import FRESH
-
 from verification.claims import reviews
-from verification.claims.coverage import Sentence, sentences
+from verification.claims.coverage import KINDS, Sentence, sentences
 from verification.claims.evidence import figure_state
 from verification.claims.markers import ClaimError, find_markers
 from verification.search_index import out_of_search
@@ -29,12 +28,43 @@ GUIDE = "guide"
 BASELINE = Path(__file__).with_name("baseline.json")
 
 
+# Pages outside the guide whose sentences are counted too: what a reader meets first (the
+# home page, the install page, the README on GitHub), the Versions page and the Benchmarks
+# pages. The README is read from the repository's root ("../README.md" from docs/).
+COUNTED_OUTSIDE_GUIDE = ("index.md", "install.md", "versions.md")
+BENCHMARKS = "benchmarks"
+README = "../README.md"
+
+
 def guide_pages(docs_dir: Path) -> list[str]:
     return sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / GUIDE).rglob("*.md"))
 
 
+def counted_pages(docs_dir: Path) -> list[str]:
+    """Every page whose flagged sentences must carry a marker or be recorded as without
+    one: the guide, the pages above, the Benchmarks pages and the README."""
+    pages = guide_pages(docs_dir)
+    pages += [page for page in COUNTED_OUTSIDE_GUIDE if (docs_dir / page).is_file()]
+    pages += sorted(
+        p.relative_to(docs_dir).as_posix() for p in (docs_dir / BENCHMARKS).rglob("*.md")
+    )
+    if (docs_dir / README).is_file():
+        pages.append(README)
+    return pages
+
+
 def page_sentences(docs_dir: Path, page: str) -> list[Sentence]:
     return sentences((docs_dir / page).read_text(encoding="utf-8"), page)
+
+
+def kind_counts(docs_dir: Path, pages: list[str]) -> dict[str, Counter]:
+    """Per kind of text (``KINDS``): flagged sentences by status, over ``pages``."""
+    found: dict[str, Counter] = {kind: Counter() for kind in KINDS}
+    for page in pages:
+        for sentence in page_sentences(docs_dir, page):
+            if sentence.must_have_evidence:
+                found[sentence.kind][sentence.status] += 1
+    return found
 
 
 def page_counts(docs_dir: Path, page: str) -> dict[str, int]:
@@ -72,13 +102,25 @@ def coverage_table(docs_dir: Path, baseline: dict) -> str:
     )
     rows = [header, "|---|" + "---:|" * 10]
     total: Counter = Counter()
-    for page in guide_pages(docs_dir):
+    for page in counted_pages(docs_dir):
         counts = page_counts(docs_dir, page)
         old = before.get(page, {}).get("flagged", "new")
         total.update(counts)
         total["before"] += old if isinstance(old, int) else 0
         rows.append(_row(_link(page), old, counts))
-    rows.append(_row("**All guide pages**", total["before"], total))
+    rows.append(_row("**All counted pages**", total["before"], total))
+    return "\n".join(rows) + "\n\n" + kinds_table(docs_dir)
+
+
+def kinds_table(docs_dir: Path) -> str:
+    """The same counts by kind of text, over every counted page."""
+    rows = [
+        "| Kind of text | Flagged | With evidence | Set aside | Without |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for kind, status in kind_counts(docs_dir, counted_pages(docs_dir)).items():
+        cells = [sum(status.values()), status["proof"], status["no-claim"], status["missing"]]
+        rows.append(f"| {kind} | " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(rows)
 
 
@@ -89,13 +131,16 @@ def _row(name: str, before: object, c: dict) -> str:
 
 
 def _link(page: str) -> str:
-    return f"[{page.removeprefix(GUIDE + '/')}]({Path(page).relative_to(GUIDE).as_posix()})"
+    """A link from the evidence page (guide/evidence.md) to ``page``."""
+    if page == README:
+        return "README.md (the repository's)"
+    return f"[{page.removeprefix(GUIDE + '/')}]({posixpath.relpath(page, GUIDE)})"
 
 
 def set_aside_list(docs_dir: Path) -> str:
     """Every flagged sentence set aside as no claim, for a reviewer to disagree with."""
     lines = []
-    for page in guide_pages(docs_dir):
+    for page in counted_pages(docs_dir):
         for sentence in page_sentences(docs_dir, page):
             if sentence.status == "no-claim" and sentence.must_have_evidence:
                 kind = next(m.no_claim_kind for m in sentence.markers if m.kind == "no-claim")

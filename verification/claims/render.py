@@ -60,6 +60,7 @@ def render_markers(
     """The page with its markers replaced by links, and the list of its claims below."""
     claims = page_claims(markdown, page, docs_dir, matrix_doc)
     found = sentences(markdown, page)
+    _refuse_proof_in_titles(markdown, page, found)
     no_claims = [m for s in found for m in s.markers if m.kind == "no-claim"]
     _check_all_owned(markdown, page, {m.start for s in found for m in s.markers})
     replacements = {m.start: (m.end, _superscript(c, page, repo_url)) for m, c in claims}
@@ -71,14 +72,36 @@ def render_markers(
     return f"{text.rstrip()}\n\n{listing}\n"
 
 
+def _refuse_proof_in_titles(markdown: str, page: str, found: list) -> None:
+    """A heading or a box's title cannot hold a claim's number (the table of contents
+    would show it; a quoted title would break): such a title is set aside with
+    ``[[no-claim: ...]]`` or reworded, and its claim made in the text under it."""
+    for sentence in found:
+        if sentence.kind not in ("heading", "admonition title"):
+            continue
+        for marker in sentence.markers:
+            if marker.kind == "proof":
+                line = markdown.count("\n", 0, marker.start) + 1
+                raise ClaimError(
+                    f"{page}: line {line}: {_article(sentence.kind)} {sentence.kind} cannot "
+                    "carry [[proof: ...]]; "
+                    "state the claim in the text under it, or set the title aside with "
+                    "[[no-claim: KIND]]"
+                )
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
 def _check_all_owned(markdown: str, page: str, owned: set[int]) -> None:
     """A marker outside prose (a table, a heading) would reach the reader as text."""
     for marker in find_markers(markdown, page):
         if marker.start not in owned:
             line = markdown.count("\n", 0, marker.start) + 1
             raise ClaimError(
-                f"{page}: line {line}: a claim marker must end a sentence of prose "
-                "(not a table, heading or HTML line)"
+                f"{page}: line {line}: a claim marker must end a sentence (of prose, a "
+                "list item, a table cell, a heading or a box's title), not HTML"
             )
 
 
