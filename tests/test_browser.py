@@ -864,6 +864,6 @@ def test_claim_numbers_are_tap_targets_and_a_figure_link_lands_on_its_figure(vis
         anchor,
     )
     top, bottom, height, outline, scroll_width, width = target
-    assert 0 <= top and bottom <= height, target  # in view, below the header
+    assert top >= 0 and bottom <= height, target  # in view, below the header
     assert outline == "solid"  # highlighted as the reached figure
     assert scroll_width <= width  # no sideways scrolling on the phone
