@@ -5,8 +5,10 @@ counts by kind of text; exit status 1 when one is left. ``python -m verification
 check``: the coverage check the tests run (``verification/claims/check.py``): exit status
 1, with one line per problem, when a marker is misspelt, its evidence is gone, a flagged
 sentence has none and is not recorded as still without one, a recorded claim lost its
-marker, or a claim cites a stale figure the record does not accept. ``python -m verification.claims record``: write the claims as they are now
-to ``verification/claims/recorded.json``. ``python -m verification.claims baseline``:
+marker, or a claim cites a stale figure the record does not accept.
+``python -m verification.claims record``: write the claims as they are now (and the
+sentences still without a marker, and the stale figures accepted) to
+``verification/claims/recorded.json``. ``python -m verification.claims baseline``:
 record the counts of the pages as they are now in ``verification/claims/baseline.json``
 (run once, before markers existed). ``python -m verification.claims stale``: how many
 results figures the pages cite and which of them come from a stale run (older than its
