@@ -4,6 +4,7 @@ as links with a list of the page's claims, and counted per page for the index.""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -374,7 +375,10 @@ def test_the_check_command_runs_the_same_check(capsys):
 
 def test_the_index_renders_the_table_and_the_set_aside_sentences():
     out = replace_index_marker("<!-- claims:coverage -->\n\n<!-- claims:set-aside -->", DOCS)
-    assert "| **All guide pages** |" in out
+    assert "| **All counted pages** |" in out
+    assert "| [install.md](../install.md) | new |" in out  # pages outside the guide too
+    assert "| Kind of text | Flagged | With evidence | Set aside | Without |" in out
+    assert re.search(r"\| table \| \d+ \| \d+ \| \d+ \| \d+ \|", out)
     assert "Flagged before: counted at commit" in out
 
 
