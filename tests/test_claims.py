@@ -549,3 +549,27 @@ def test_a_misspelt_marker_fails_the_build_naming_page_and_line(docs, malformed)
 def test_a_marker_written_lower_case_with_a_colon_is_still_a_marker_and_lists_stay_text():
     text = 'A.[[proof: "a"]] B.[[no-claim: site]] Lists [[1, 2], [3, 4]] and [Proof](x).'
     assert [m.kind for m in find_markers(text, "p.md")] == ["proof", "no-claim"]
+
+
+def test_the_readme_is_counted_and_may_hold_no_marker(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (tmp_path / "README.md").write_text("# Tool\n\nIt traces once.\n")
+    assert check.problems(docs, {"pages": {}}, None) == [
+        "README.md: a sentence the count flags has no marker: It traces once."
+    ]
+    recorded = {"pages": {}, "unmarked": {"../README.md": ["It traces once."]}}
+    assert check.problems(docs, recorded, None) == []
+    (tmp_path / "README.md").write_text("# Tool\n\nIt traces once.[[no-claim: site]]\n")
+    (problem,) = check.problems(docs, recorded, None)
+    assert problem == "README.md: a claim marker would show as text on GitHub: It traces once."
+
+
+def test_a_new_unmarked_sentence_fails_even_when_another_was_marked(docs):
+    record = {"pages": {}, "unmarked": {"guide/page.md": ["Three dtypes give 3 traces."]}}
+    assert check.problems(docs, record, None) == []
+    page = docs / "guide" / "page.md"
+    page.write_text(page.read_text() + "\nEach call costs a trace.\n")
+    assert check.problems(docs, record, None) == [
+        "guide/page.md: a sentence the count flags has no marker: Each call costs a trace."
+    ]
