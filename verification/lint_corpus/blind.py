@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tf_retracing.lint import lint_source
 
-from benchmarks.code_hash import code_hashes
+from benchmarks.code_hash import code_hash
 from benchmarks.files import write_json_whole
 from verification.lint_corpus.runner import score_findings
 
@@ -136,7 +136,7 @@ def run(mirror: Path, marks: Path = MARKS, output: Path = RESULTS) -> dict:
             "marked_by": document.get("marked_by", ""),
             "method": document.get("method", ""),
             "measured": MEASURED,
-            **code_hashes(MEASURED),
+            "code_hash": code_hash(MEASURED),
             "command": "python -m verification.lint_corpus blind --mirror DIR",
         },
         "summary": summary(files),

@@ -8,7 +8,7 @@ import os
 import platform
 from pathlib import Path
 
-from benchmarks.code_hash import code_hashes
+from benchmarks.code_hash import code_hash
 from benchmarks.provenance import cpu_model, git_commit
 from verification.corpus_results import (
     ResultsError,
@@ -44,7 +44,7 @@ def provenance(package_path: str | None, seconds: float) -> dict:
             ("snippets", "verification/lint_corpus", "verification/explainer_corpus/cases")
         ),
         "measured": list(MEASURED),
-        **code_hashes(MEASURED),
+        "code_hash": code_hash(MEASURED),
         "tf_retracing": __version__,
         "package_path": package_path,
         "python": platform.python_version(),

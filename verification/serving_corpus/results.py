@@ -8,7 +8,7 @@ import os
 import platform
 from pathlib import Path
 
-from benchmarks.code_hash import code_hashes
+from benchmarks.code_hash import code_hash
 from benchmarks.provenance import git_commit
 from verification.corpus_results import check_records, read_checked, write_checked
 
@@ -45,7 +45,7 @@ def provenance(seconds: float) -> dict:
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": git_commit(MEASURED),
         "measured": list(MEASURED),
-        **code_hashes(MEASURED),
+        "code_hash": code_hash(MEASURED),
         "tensorflow": tf.__version__,
         "keras": keras.__version__,
         "python": platform.python_version(),
