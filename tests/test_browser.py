@@ -21,6 +21,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from benchmarks.results_pages import results_page_paths
 from verification.harness.codeblocks import ROOT, site_url_path
 
 BLOCKING_IMPACTS = {"serious", "critical"}
@@ -163,11 +164,14 @@ def visit(browser, site_url) -> Iterator[PageVisit]:
 def pages_of_built_site() -> list[str]:
     # Parametrised from the pages the docs define, so that the ids are stable; the test
     # below checks that this matches what was built.
-    return [
+    written = [
         site_url_path(source)
         for source in sorted((ROOT / "docs").rglob("*"))
         if source.suffix in {".md", ".ipynb"} and "hooks" not in source.parts
     ]
+    # The results pages the build generates, one per scenario (benchmarks.results_pages).
+    generated = [site_url_path(ROOT / "docs" / path) for path in results_page_paths(ROOT)]
+    return written + generated
 
 
 PAGES = pages_of_built_site()
@@ -866,3 +870,38 @@ def test_the_explain_html_report_never_scrolls_sideways_on_a_phone(browser):
     finally:
         page.close()
     assert widths[0] <= widths[1]
+
+
+def test_claim_numbers_are_tap_targets_and_a_figure_link_lands_on_its_figure(visit):
+    """At a phone's width every claim number of Serving at scale is at least 24 x 24 px
+    (WCAG 2.2 target size); a results-figure number opens the scenario's results page
+    with its figure in view and highlighted."""
+    visit.page.set_viewport_size({"width": PHONE, "height": 900})
+    visit.open("/guide/serving-at-scale/")
+    boxes = visit.page.evaluate(
+        """() => [...document.querySelectorAll('sup.claim-ref a')].map(a => {
+            const r = a.getBoundingClientRect();
+            return [a.textContent, r.width, r.height, a.getAttribute('href')];
+        })"""
+    )
+    assert len(boxes) >= 30
+    small = [box for box in boxes if box[1] < 24 or box[2] < 24]
+    assert not small, small[:5]
+    figure = next(href for *_, href in boxes if "/benchmarks/results/" in href)
+    visit.page.click(f'sup.claim-ref a[href="{figure}"]')
+    visit.page.wait_for_load_state("load")
+    anchor = figure.split("#")[1]
+    assert visit.page.url.endswith(f"#{anchor}")
+    target = visit.page.evaluate(
+        """(id) => {
+            const figure = document.getElementById(id);
+            const r = figure.getBoundingClientRect();
+            return [r.top, r.bottom, innerHeight, getComputedStyle(figure).outlineStyle,
+                    document.documentElement.scrollWidth, innerWidth];
+        }""",
+        anchor,
+    )
+    top, bottom, height, outline, scroll_width, width = target
+    assert top >= 0 and bottom <= height, target  # in view, below the header
+    assert outline == "solid"  # highlighted as the reached figure
+    assert scroll_width <= width  # no sideways scrolling on the phone
