@@ -114,7 +114,8 @@ class _Watching:
             if len(counted) > self.budget:
                 over.append(_over_budget(summary, counted, self.budget))
         if elsewhere:
-            warnings.warn(_older_thread_note(self.where, elsewhere), pytest.PytestWarning)
+            note = _older_thread_note(self.where, elsewhere)
+            warnings.warn(note, pytest.PytestWarning, stacklevel=2)
         if over:
             raise RetracingBudgetExceeded(f"{self.where}:\n" + "\n".join(over))
 

@@ -63,6 +63,8 @@ _HANDLER_DECORATORS = frozenset(
 )
 _HANDLER_NAMES = frozenset({"lambda_handler", "do_GET", "do_POST", "do_PUT"})
 _MEMOIZERS = frozenset({"functools.lru_cache", "functools.cache"})
+# Names that always stand for one module: read unbound, they are that module.
+_CONVENTIONAL_NAMES = {"tf": "tensorflow", "keras": "keras", "np": "numpy"}
 
 
 def _returns_kept_attribute(definition: ast.AST) -> bool:
@@ -129,11 +131,15 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         # (outermost loop of a scope, name) -> the values bound to the name inside it
         self.loop_bindings: dict[tuple[int, str], list[ast.AST]] = defaultdict(list)
         self.binding_counts: Counter[str] = Counter()
+        self.unbound_reads: set[str] = set()  # conventional names read (bound or not)
         self._derived: dict[Callable, object] = {}  # see derived()
         self._walk()
+        self._read_conventional_names()
+        # The file shows it uses TensorFlow or Keras: an import of either (a wrapper
+        # library's ``from bert4keras.backend import keras`` too), or ``tf.``/``keras.``
+        # read where nothing binds the name (a notebook snippet). Without it, the rules
+        # still run, and a receiver is a Keras model only by how the file makes and uses it.
         self.relevant = any(self.imports(package) for package in ("tensorflow", *KERAS))
-        if not self.relevant:
-            return  # every rule needs a name from TensorFlow or Keras
         # (scope, name) -> the tf.function the name holds in that scope
         self.traced_by_name: dict[tuple[int, str], TracedFunction] = {}
         self.traced_by_attribute: dict[tuple[str, str], TracedFunction] = {}
@@ -163,6 +169,8 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                 continue
             if kind in recorded:
                 self._record(node, ctx)
+            elif kind is ast.Name and node.id in _CONVENTIONAL_NAMES:
+                self.unbound_reads.add(node.id)
             for name in node._fields:
                 value = getattr(node, name, None)
                 if type(value) is list:
@@ -297,8 +305,22 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             # never TensorFlow's, and still an imported name.
             module = "." * node.level + (f"{node.module}." if node.module else "")
             for alias in node.names:
-                self.aliases[alias.asname or alias.name] = f"{module}{alias.name}"
+                qualified = f"{module}{alias.name}"
+                if alias.name == "keras" and not qualified.startswith("tensorflow."):
+                    qualified = "keras"  # a wrapper's re-export: bert4keras.backend.keras
+                self.aliases[alias.asname or alias.name] = qualified
                 self.binding_counts[alias.asname or alias.name] += 1
+
+    def _read_conventional_names(self) -> None:
+        """``tf``, ``keras`` and ``np`` read where the file never binds them (a snippet or
+        notebook cell whose imports are elsewhere) stand for the modules they always
+        name: the code cannot run with them meaning anything else."""
+        if not self.unbound_reads:
+            return
+        for name, module in _CONVENTIONAL_NAMES.items():
+            unbound = name not in self.aliases and self.binding_counts[name] == 0
+            if name in self.unbound_reads and unbound:
+                self.aliases[name] = module
 
     # --- names ---------------------------------------------------------------------------
 
