@@ -1066,3 +1066,30 @@ def test_an_unwritable_standard_error_still_reports_and_exits_2(tmp_path):
             timeout=120,
         )
     assert usage.returncode == 2  # argparse's own message is lost; its status is not
+
+
+def test_a_loop_call_that_reaches_two_predicts_reports_each():
+    source = """
+    class Agent:
+        def __init__(self):
+            self.actor = keras.models.load_model("actor.keras")
+            self.critic = keras.models.load_model("critic.keras")
+
+        def act(self, state):
+            return self.actor.predict(state, verbose=0), self.critic.predict(state, verbose=0)
+
+        def step(self, state):
+            return self.act(state), self.critic.predict(state, verbose=0)
+
+    agent = Agent()
+    for state in states:
+        agent.step(state)
+    """
+    findings = lint_source(HEADER + textwrap.dedent(source))
+    assert {(f.line, f.rule) for f in findings} == {(19, "TFL004")}
+    assert sorted(f.message.split("reached through ")[1] for f in findings) == [
+        "Agent.step -> Agent.act -> self.actor.predict)",
+        "Agent.step -> Agent.act -> self.critic.predict)",
+        "Agent.step -> self.critic.predict)",
+    ]
+    assert sorted(f.via for f in findings) == [(15, 12, 12), (15, 12, 12), (15, 15)]
