@@ -27,6 +27,7 @@ from tf_retracing.lint.syntax import (
     LOOP_STATEMENTS,
     SCOPES,
     children,
+    is_constant,
     parameters,
     walk,
 )
@@ -63,6 +64,39 @@ _HANDLER_DECORATORS = frozenset(
 )
 _HANDLER_NAMES = frozenset({"lambda_handler", "do_GET", "do_POST", "do_PUT"})
 _MEMOIZERS = frozenset({"functools.lru_cache", "functools.cache"})
+# Calls that combine finite collections into another finite one (a sweep's grid).
+_COMBINERS = frozenset(
+    {"zip", "enumerate", "reversed", "sorted", "list", "tuple"}
+    | {
+        f"itertools.{name}"
+        for name in (
+            "product",
+            "combinations",
+            "permutations",
+            "chain",
+            "combinations_with_replacement",
+        )
+    }
+)
+# Calls that make a configuration rather than data: a class (``tf.TensorSpec(...)``), or
+# a container of the items given.
+_CONFIGURATION_CALLS = frozenset({"dict", "tuple", "list", "set", "frozenset"})
+
+
+def _configuration_item(item: ast.AST) -> bool:
+    """An item of a listed configuration: constants, names, attributes (``tf.float32``),
+    containers of those, a class's instance; not a call that makes data (``tf.ones``)."""
+    for node in walk(item):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if not (name[:1].isupper() or name in _CONFIGURATION_CALLS):
+                return False
+        elif isinstance(node, ast.Lambda | ast.ListComp | ast.GeneratorExp | ast.Await):
+            return False
+    return True
+
+
 # Names that always stand for one module: read unbound, they are that module.
 _CONVENTIONAL_NAMES = {"tf": "tensorflow", "keras": "keras", "np": "numpy"}
 
@@ -473,7 +507,9 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                 return self.method(cls, func.attr)
         return None
 
-    def _repeated_functions(self, count_sweeps: bool = True) -> set[int]:
+    def _repeated_functions(
+        self, count_sweeps: bool = True, configurations: bool = False
+    ) -> set[int]:
         """Functions that run once per iteration of a loop or once per request: called in a
         loop, decorated as a request handler, or called from such a function."""
         edges: dict[int, list[ast.AST]] = defaultdict(list)
@@ -482,7 +518,9 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             target = self.called_function(call, ctx)
             if target is None:
                 continue
-            if ctx.loops and (count_sweeps or not all(self.is_sweep(loop) for loop in ctx.loops)):
+            if ctx.loops and (
+                count_sweeps or not all(self.is_sweep(loop, configurations) for loop in ctx.loops)
+            ):
                 pending.append(target)
             caller = ctx.scope.function
             if caller is not None:
@@ -535,31 +573,73 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                 return True
         return _returns_kept_attribute(definition)
 
-    def is_sweep(self, loop: ast.AST) -> bool:
-        """A loop over a literal list of configurations (``for lr in (0.1, 0.01)``, or a
-        name bound only to such a list): what it builds per item is one per
-        configuration, on purpose."""
+    def is_sweep(self, loop: ast.AST, configurations: bool = False) -> bool:
+        """A loop over a literal, finite set of configurations: a literal list, tuple, set
+        or dict (``for lr in (0.1, 0.01)``), a name bound only to one, or such literals
+        combined by ``zip``, ``itertools.product``, ``enumerate``, ``dict.items()``...
+        What it builds per item is one per configuration, on purpose. With
+        ``configurations``, items that make data (``[tf.ones([4]), tf.zeros([4])]``, any
+        call but a class's) or an item listed twice (``(8, 8, 3)``, requests' sizes) make
+        it a loop over data, not over configurations."""
         if not isinstance(loop, (ast.For, ast.AsyncFor, *COMPREHENSIONS)):
             return False
         generators = loop.generators if hasattr(loop, "generators") else [loop]
-        return all(self._literal_collection(g.iter, loop) for g in generators)
+        ctx = self.context(loop)
+        return all(self._literal_collection(g.iter, ctx, configurations) for g in generators)
 
-    def _literal_collection(self, iterable: ast.AST, loop: ast.AST) -> bool:
-        if isinstance(iterable, ast.List | ast.Tuple | ast.Set):
-            return True
-        if not isinstance(iterable, ast.Name):
+    def _literal_collection(
+        self, iterable: ast.AST, ctx: Context, configurations: bool, depth: int = 0
+    ) -> bool:
+        if depth > 4:
             return False
-        values = self.values_of(iterable.id, self.context(loop))
-        return bool(values) and all(isinstance(v, ast.List | ast.Tuple | ast.Set) for v in values)
+        if isinstance(iterable, ast.List | ast.Tuple | ast.Set | ast.Dict):
+            items = iterable.keys if isinstance(iterable, ast.Dict) else iterable.elts
+            if isinstance(iterable, ast.Dict):
+                items = [*items, *iterable.values]
+            if not configurations:
+                return True
+            # the same item twice is a stream of inputs (requests of sizes 8, 8, 3), not
+            # a set of configurations, which are each listed once
+            distinct = len({ast.dump(item) for item in items if item is not None})
+            return distinct == len(items) and all(
+                item is not None and _configuration_item(item) for item in items
+            )
+        if isinstance(iterable, ast.Name):
+            values = self.values_of(iterable.id, ctx)
+            return bool(values) and all(
+                isinstance(v, ast.List | ast.Tuple | ast.Set | ast.Dict)
+                and self._literal_collection(v, ctx, configurations, depth + 1)
+                for v in values
+            )
+        if not isinstance(iterable, ast.Call):
+            return False
+        func = iterable.func
+        if isinstance(func, ast.Attribute) and func.attr in ("items", "keys", "values"):
+            return not iterable.args and self._literal_collection(
+                func.value, ctx, configurations, depth + 1
+            )
+        name = self.qualified_name(func) or (func.id if isinstance(func, ast.Name) else None)
+        if name not in _COMBINERS or not iterable.args:
+            return False
+        return all(
+            is_constant(argument, (int,))  # combinations(items, 2)
+            or self._literal_collection(argument, ctx, configurations, depth + 1)
+            for argument in iterable.args
+        )
 
-    def runs_repeatedly(self, ctx: Context, count_sweeps: bool = True) -> bool:
+    def runs_repeatedly(
+        self, ctx: Context, count_sweeps: bool = True, configurations: bool = False
+    ) -> bool:
         """Code in this context runs many times: in a loop, or in a repeated function.
-        Without ``count_sweeps``, runs per item of a listed configuration do not count."""
+        Without ``count_sweeps``, runs per item of a listed configuration do not count
+        (with ``configurations``, only a list of configurations is such a list, not one of
+        data: see ``is_sweep``)."""
         if not count_sweeps:
-            if "_repeated_beyond_sweeps" not in self.__dict__:
-                self._repeated_beyond_sweeps = self._repeated_functions(count_sweeps=False)
-            loops = [loop for loop in ctx.loops if not self.is_sweep(loop)]
-            repeated = self._repeated_beyond_sweeps
+            key = "_repeated_beyond_configurations" if configurations else "_repeated_beyond_sweeps"
+            if key not in self.__dict__:
+                self.__dict__[key] = self._repeated_functions(False, configurations)
+            loops = [loop for loop in ctx.loops if not self.is_sweep(loop, configurations)]
+            repeated = self.__dict__[key]
         else:
             loops, repeated = ctx.loops, self.repeated
         return bool(loops) or (ctx.function is not None and id(ctx.function) in repeated)
