@@ -66,9 +66,9 @@ def main(argv: list[str] | None = None, prog: str = "tf-retracing lint") -> int:
     written (the report then says, on whichever of them still works, what it can)."""
     try:
         return _main(argv, prog)
-    except OSError as error:  # standard error refused argparse's or a warning's message
+    except OSError as error:  # most likely, standard error refused a message
         _silence(sys.stderr)
-        _say(sys.stdout, f"{prog}: error: cannot write a message: {error.strerror or error}")
+        _say(sys.stdout, f"{prog}: error: {error.strerror or error}")
         return 2
 
 
