@@ -1093,3 +1093,41 @@ def test_a_loop_call_that_reaches_two_predicts_reports_each():
         "Agent.step -> self.critic.predict)",
     ]
     assert sorted(f.via for f in findings) == [(15, 12, 12), (15, 12, 12), (15, 15)]
+
+
+def test_a_test_suite_that_makes_one_function_per_listed_case_gets_no_tfl001():
+    """A module-level list of cases looped over in a test, a pytest parametrization, and a
+    helper method a loop over zip(...) calls under subTest: one function per case, on
+    purpose. The same loop over data stays a finding."""
+    suite = """
+    import pytest
+    import tensorflow as tf
+
+    DTYPES = [tf.float32, tf.float64]
+
+
+    def test_each_dtype():
+        for dtype in DTYPES:
+            cast = tf.function(lambda x: tf.cast(x, dtype))
+            cast(tf.ones([2]))
+
+
+    @pytest.mark.parametrize("dtype", DTYPES)
+    def test_cast(dtype):
+        f = tf.function(lambda x: tf.cast(x, dtype))
+        f(tf.ones([2]))
+
+
+    class Test(tf.test.TestCase):
+        def _check(self, dtype, shape):
+            f = tf.function(lambda x: tf.cast(x, dtype))
+            self.assertEqual(f(tf.ones(shape)).dtype, dtype)
+
+        def test_grid(self):
+            for dtype, shape in zip(DTYPES, [(2,), (3,)]):
+                with self.subTest(dtype=dtype):
+                    self._check(dtype, shape)
+    """
+    assert rules_found(suite, header="") == []
+    over_data = suite.replace("for dtype in DTYPES:", "for dtype in dataset:")
+    assert rules_found(over_data, header="") == ["TFL001"]
