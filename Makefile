@@ -17,9 +17,13 @@ env:  ## create or update .venv from uv.lock (installs uv into .tools/ if needed
 docs-env:  ## create or update .venv with what building the site needs (the docs group)
 	@.ci/bootstrap --no-default-groups --group docs --inexact
 
+# SERVE_ADDR and SERVE_OPTIONS (e.g. -f another/mkdocs.yml) let a test serve a small site on
+# a free port. exec: the shell gives way to the wrapper, so make's SIGTERM reaches it.
+SERVE_ADDR ?= 127.0.0.1:8000
+SERVE_OPTIONS ?=
 serve: docs-env  ## build the site strictly and serve it on http://127.0.0.1:8000
-	@echo ">> building the site, then serving it on http://127.0.0.1:8000 (Ctrl-C to stop)"
-	@SITE_URL=http://127.0.0.1:8000/ $(PY) -m verification.site_build serve --dev-addr 127.0.0.1:8000
+	@echo ">> building the site, then serving it on http://$(SERVE_ADDR) (Ctrl-C to stop)"
+	@SITE_URL=http://$(SERVE_ADDR)/ exec $(PY) -m verification.site_build serve --dev-addr $(SERVE_ADDR) $(SERVE_OPTIONS)
 
 build: docs-env  ## build the static site into ./site with --strict
 	@$(PY) -m verification.site_build build --site-dir $(SITE_DIR)

@@ -13,6 +13,8 @@ import pytest
 pytest_plugins = ["pytester"]
 
 USER_TESTS = """
+import threading
+
 import pytest
 import tensorflow as tf
 
@@ -67,6 +69,52 @@ def test_unmarked_is_not_watched():
 @pytest.mark.max_retraces(-1)
 def test_bad_budget():
     pass
+
+
+# A background thread that one test starts and leaves running: it makes a new tf.function
+# per step (a retrace each) while the next test runs.
+keep_going = threading.Event()
+next_test_started = threading.Event()
+background_retraced = threading.Event()
+
+
+def background_steps():
+    while not keep_going.is_set():
+        if next_test_started.is_set():
+            for _ in range(2):
+                tf.function(lambda x: x + 1)(tf.ones([2]))
+            background_retraced.set()
+            next_test_started.clear()
+        keep_going.wait(0.01)
+
+
+def test_leaves_a_thread_running():
+    threading.Thread(target=background_steps, name="left-behind", daemon=True).start()
+
+
+@pytest.mark.max_retraces(0)
+def test_after_the_thread():
+    next_test_started.set()
+    assert background_retraced.wait(60)
+    keep_going.set()
+
+
+@pytest.mark.max_retraces(0)
+def test_a_thread_of_its_own():
+    def steps():
+        for _ in range(2):
+            tf.function(lambda x: x * 2)(tf.ones([2]))
+
+    worker = threading.Thread(target=steps)
+    worker.start()
+    worker.join()
+
+
+@pytest.mark.max_retraces(0)
+def test_three_hundred_retraces():
+    fn = tf.function(step)
+    for scale in range(301):
+        fn(tf.ones([2]), float(scale))
 """
 
 
@@ -74,8 +122,10 @@ def test_bad_budget():
 def outcomes(pytester) -> dict[str, str]:
     """Test name -> "passed" or the text of its failure."""
     pytester.makepyfile(test_user=USER_TESTS)
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "--junitxml=report.xml")
-    results = {}
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-q", "-rA", "--junitxml=report.xml"
+    )
+    results = {"output": result.stdout.str()}
     for case in ET.parse(pytester.path / "report.xml").getroot().iter("testcase"):
         problem = case.find("failure")
         problem = case.find("error") if problem is None else problem
@@ -87,7 +137,7 @@ def outcomes(pytester) -> dict[str, str]:
 def test_the_plugin_in_a_readers_test_suite(outcomes):
     failure = outcomes["test_python_floats_in_a_loop"]
     assert "RetracingBudgetExceeded: @pytest.mark.max_retraces(0):" in failure
-    assert "`step` (test_user.py:5) traced again 2 times; the budget is 0:" in failure
+    assert "`step` (test_user.py:7) traced again 2 times; the budget is 0:" in failure
     assert "argument `scale` is a Python float whose value changed from 1.0 to 2.0" in failure
     assert "[TFR003]" in failure
     assert "pytest_plugin.py" not in failure  # the plugin's own frames are hidden
@@ -97,6 +147,30 @@ def test_the_plugin_in_a_readers_test_suite(outcomes):
     assert "retrace_budget(1):" in block and "changed shape from (3,) to (4,)" in block
     assert outcomes["test_unmarked_is_not_watched"] == "passed"
     assert "@pytest.mark.max_retraces: n must be an int >= 0, got -1" in outcomes["test_bad_budget"]
+
+
+@pytest.mark.slow
+def test_a_thread_left_running_by_an_earlier_test_is_not_blamed_on_the_next(outcomes):
+    assert outcomes["test_leaves_a_thread_running"] == "passed"
+    assert outcomes["test_after_the_thread"] == "passed"  # its retraces are the thread's
+    assert (
+        "@pytest.mark.max_retraces(0): 1 retrace made by a thread that was running before "
+        "the test began (left-behind) not counted against the budget"
+    ) in outcomes["output"]
+    # a thread the test starts itself is the test's doing
+    failure = outcomes["test_a_thread_of_its_own"]
+    assert "traced again 1 time; the budget is 0:" in failure and "[TFR006]" in failure
+
+
+@pytest.mark.slow
+def test_a_long_failure_prints_each_reason_once_and_caps_the_list(outcomes):
+    failure = outcomes["test_three_hundred_retraces"]
+    assert "`step` (test_user.py:7) traced again 300 times; the budget is 0:" in failure
+    assert failure.count("  - `step` traced again") == 20
+    assert "  ... and 280 more retraces (the first 20 are shown)" in failure
+    section = outcomes["output"].split("test_three_hundred_retraces ___")[1].split(" ___")[0]
+    assert section.count("changed from 0.0 to 1.0") == 1  # not again as a captured log
+    assert len(section.splitlines()) < 40
 
 
 @pytest.mark.slow

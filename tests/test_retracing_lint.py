@@ -910,3 +910,224 @@ def test_a_report_that_cannot_be_written_is_an_error_with_status_2(tmp_path):
     assert done.stderr == (
         "python -m tf_retracing.lint: error: cannot write the report: No space left on device\n"
     )
+
+
+# --- files that import nothing: linted, receivers judged by use (issue 52) ----------------
+
+WRAPPED_KERAS = {
+    # bert4keras re-exports keras: the file imports neither tensorflow nor keras by name
+    "bert4keras": """
+        from bert4keras.backend import keras
+        from bert4keras.models import build_transformer_model
+
+        encoder = build_transformer_model(config_path, checkpoint_path)
+        for text in texts:
+            vector = encoder.predict([[ids(text)], [segments(text)]])
+        """,
+    # deepface builds the Keras model: nothing of Keras is imported at all
+    "deepface": """
+        from deepface import DeepFace
+
+        model = DeepFace.build_model("Facenet")
+        for face in faces:
+            embedding = model.predict(face[None])
+        """,
+    # a notebook snippet whose imports are in another cell
+    "snippet": """
+        @tf.function
+        def step(x, lr):
+            return x * lr
+
+        for epoch in range(10):
+            step(tf.ones([2]), epoch / 10)
+        """,
+}
+
+
+@pytest.mark.parametrize(("name", "rule"), [("bert4keras", "TFL004"), ("deepface", "TFL004"),
+                                            ("snippet", "TFL003")])  # fmt: skip
+def test_a_file_that_imports_neither_tensorflow_nor_keras_is_linted(name, rule):
+    assert rules_found(WRAPPED_KERAS[name], header="") == [rule]
+
+
+PLAIN_PYTHON = """
+from mylib import make_classifier, Model
+from training import get_best_model
+
+
+def score(model, rows):
+    for row in rows:
+        model.predict(row)
+
+
+clf = make_classifier()
+clf.fit(X, y)
+for row in rows:
+    clf.predict(row)
+model = Model()
+for row in rows:
+    model.predict(row)
+best_model = get_best_model()
+for row in rows:
+    best_model.predict(row)
+"""
+
+
+def test_plain_python_with_predict_gets_no_finding_without_a_sign_of_keras():
+    """Without an import of TensorFlow or Keras, neither a name like `model`, nor `fit`
+    (scikit-learn's too), nor a getter makes a receiver a Keras model."""
+    assert rules_found(PLAIN_PYTHON, header="") == []
+    # the same code in a file that imports Keras: the named model is taken as one
+    assert rules_found(PLAIN_PYTHON, header="import keras\n").count("TFL004") >= 2
+
+
+def test_a_notebook_in_another_language_is_skipped_with_a_note(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    document = json.loads(notebook_json("library(keras)\nfor (i in 1:3) { predict(model, x) }"))
+    document["metadata"] = {"kernelspec": {"name": "ir", "language": "R", "display_name": "R"}}
+    write(tmp_path, "analysis.ipynb", json.dumps(document))
+    write(tmp_path, "hazard.py", HAZARD)
+    status, out, err = run_main(capsys, ".")
+    assert status == 1  # the Python file's finding; the R notebook is no error
+    assert err == (
+        "tf-retracing lint: note: analysis.ipynb: not linted: a notebook in R (its metadata "
+        "names that language), not Python\n"
+    )
+    assert out.splitlines()[-1] == "Found 1 finding in 1 file (1 file checked, 1 skipped)."
+    document["metadata"] = {"language_info": {"name": "julia"}}
+    write(tmp_path, "analysis.ipynb", json.dumps(document))
+    _, out, _ = run_main(capsys, "--format", "json", "analysis.ipynb")
+    assert json.loads(out)["skipped"] == [
+        {
+            "path": "analysis.ipynb",
+            "message": "not linted: a notebook in julia (its metadata names that language), "
+            "not Python",
+        }
+    ]
+
+
+@pytest.mark.parametrize("table", ["tool.tf-retracing.lnt", "tool.tf-retracng.lint"])
+def test_a_misspelt_table_under_our_name_is_named(tmp_path, capsys, monkeypatch, table):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "hazard.py", HAZARD)
+    write(tmp_path, "pyproject.toml", f'[{table}]\nignore = ["TFL003"]\n')
+    status, _, err = run_main(capsys, "hazard.py")
+    assert status == 1
+    assert err == (
+        f"tf-retracing lint: warning: pyproject.toml: [{table}] is not read; the linter "
+        "reads [tool.tf-retracing.lint]\n"
+    )
+
+
+def test_an_empty_select_is_refused_naming_the_option(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "hazard.py", HAZARD)
+    for value in ("", " , "):
+        with pytest.raises(SystemExit) as raised:
+            main(["--select", value, "hazard.py"])
+        assert raised.value.code == 2
+        assert "error: --select: no rule given" in capsys.readouterr().err
+
+
+def test_a_path_with_a_control_character_is_quoted_and_escaped(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, 'odd\nname\t"x".py', HAZARD)
+    write(tmp_path, "bell\a.py", "def f(:\n")
+    status, out, err = run_main(capsys, ".")
+    assert status == 2
+    assert out.splitlines()[0].startswith('"odd\\nname\\t\\"x\\".py":8:21: TFL003 ')
+    assert err.startswith('tf-retracing lint: error: "bell\\x07.py": cannot parse')
+    assert len(out.splitlines()) == 2 and len(err.splitlines()) == 1
+
+
+def test_an_unwritable_standard_error_still_reports_and_exits_2(tmp_path):
+    write(tmp_path, "hazard.py", HAZARD)
+    write(tmp_path, "broken.py", "def f(:\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "tf_retracing.lint", "broken.py", "hazard.py"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=full,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 2
+        assert "hazard.py:8:21: TFL003" in done.stdout  # the report still reached stdout
+        usage = subprocess.run(
+            [sys.executable, "-m", "tf_retracing.lint", "--select", "TFL999", "hazard.py"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=full,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    assert usage.returncode == 2  # argparse's own message is lost; its status is not
+
+
+def test_a_loop_call_that_reaches_two_predicts_reports_each():
+    source = """
+    class Agent:
+        def __init__(self):
+            self.actor = keras.models.load_model("actor.keras")
+            self.critic = keras.models.load_model("critic.keras")
+
+        def act(self, state):
+            return self.actor.predict(state, verbose=0), self.critic.predict(state, verbose=0)
+
+        def step(self, state):
+            return self.act(state), self.critic.predict(state, verbose=0)
+
+    agent = Agent()
+    for state in states:
+        agent.step(state)
+    """
+    findings = lint_source(HEADER + textwrap.dedent(source))
+    assert {(f.line, f.rule) for f in findings} == {(19, "TFL004")}
+    assert sorted(f.message.split("reached through ")[1] for f in findings) == [
+        "Agent.step -> Agent.act -> self.actor.predict)",
+        "Agent.step -> Agent.act -> self.critic.predict)",
+        "Agent.step -> self.critic.predict)",
+    ]
+    assert sorted(f.via for f in findings) == [(15, 12, 12), (15, 12, 12), (15, 15)]
+
+
+def test_a_test_suite_that_makes_one_function_per_listed_case_gets_no_tfl001():
+    """A module-level list of cases looped over in a test, a pytest parametrization, and a
+    helper method a loop over zip(...) calls under subTest: one function per case, on
+    purpose. The same loop over data stays a finding."""
+    suite = """
+    import pytest
+    import tensorflow as tf
+
+    DTYPES = [tf.float32, tf.float64]
+
+
+    def test_each_dtype():
+        for dtype in DTYPES:
+            cast = tf.function(lambda x: tf.cast(x, dtype))
+            cast(tf.ones([2]))
+
+
+    @pytest.mark.parametrize("dtype", DTYPES)
+    def test_cast(dtype):
+        f = tf.function(lambda x: tf.cast(x, dtype))
+        f(tf.ones([2]))
+
+
+    class Test(tf.test.TestCase):
+        def _check(self, dtype, shape):
+            f = tf.function(lambda x: tf.cast(x, dtype))
+            self.assertEqual(f(tf.ones(shape)).dtype, dtype)
+
+        def test_grid(self):
+            for dtype, shape in zip(DTYPES, [(2,), (3,)]):
+                with self.subTest(dtype=dtype):
+                    self._check(dtype, shape)
+    """
+    assert rules_found(suite, header="") == []
+    over_data = suite.replace("for dtype in DTYPES:", "for dtype in dataset:")
+    assert rules_found(over_data, header="") == ["TFL001"]

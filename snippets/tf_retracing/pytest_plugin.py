@@ -14,12 +14,23 @@ Only tf.functions created inside the test (or the block) are watched, as with
 ``watch_every_tf_function``: the two cannot be nested. A trace that is part of a one-off
 (the second trace of a first call that creates variables, or one ``tf.saved_model.save``
 makes of a concrete function) is not counted. The failure lists each function over
-budget with the explainer's reason for every retrace.
+budget with the explainer's reason for each retrace (the first ``SHOWN_REASONS``, then how
+many more), once: the watch's own log line per retrace is held back inside the block.
+
+A retrace made by a thread that was already running when the test (or block) began, a
+background thread an earlier test left behind, is not this test's doing: it is not counted
+against the budget, and the test gets a ``pytest.PytestWarning`` saying how many such
+retraces were left out and in which threads. (Thread identities are Python's
+``threading.get_ident()``; one reused by a thread started inside the block after an older
+thread ended would be left out too.)
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import threading
+import warnings
 from collections.abc import Callable
 
 import pytest
@@ -27,6 +38,7 @@ import pytest
 MARKER = "max_retraces"
 # Retraces that are part of something done once (see explainer._part_of_a_one_off).
 _ONE_OFF = frozenset({("context", "variable-creation"), ("context", "saving")})
+SHOWN_REASONS = 20  # per function over budget; the rest are counted, not printed
 
 
 def pytest_configure(config) -> None:
@@ -58,15 +70,25 @@ class _Watching:
         self.budget, self.where = budget, where
         self._block = None
         self._watches: list = []
+        self._older_threads: dict[int, str] = {}
+        self._quiet = _HeldBack(self)
 
     def __enter__(self) -> None:
         from tf_retracing import watch_every_tf_function
 
+        current = threading.get_ident()
+        self._older_threads = {
+            thread.ident: thread.name
+            for thread in threading.enumerate()
+            if thread.ident is not None and thread.ident != current
+        }
         self._block = watch_every_tf_function()
         self._watches = self._block.__enter__()
+        logging.getLogger("retrace").addFilter(self._quiet)
 
     def __exit__(self, *exc_info) -> bool:
         __tracebackhide__ = True
+        logging.getLogger("retrace").removeFilter(self._quiet)
         self._block.__exit__(*exc_info)
         if exc_info[0] is None:
             self._check()
@@ -77,18 +99,65 @@ class _Watching:
         from tf_retracing import RetracingBudgetExceeded
         from tf_retracing.explainer import summarise
 
-        over = []
+        over, elsewhere = [], []
+        threads = {id(t.reason): t.thread for w in self._watches for t in w.traces if t.reason}
         for summary in summarise(self._watches):
-            counted = [r for r in summary.reasons if _counts(r, self._watches)]
+            counted = []
+            for reason in summary.reasons:
+                if not _counts(reason, self._watches):
+                    continue
+                thread = threads.get(id(reason))
+                if thread in self._older_threads:
+                    elsewhere.append(self._older_threads[thread])
+                else:
+                    counted.append(reason)
             if len(counted) > self.budget:
-                lines = [
-                    f"`{summary.function}` ({summary.defined_at}) traced again {len(counted)} "
-                    f"time{'' if len(counted) == 1 else 's'}; the budget is {self.budget}:"
-                ]
-                lines.extend(f"  - {reason.message}" for reason in counted)
-                over.append("\n".join(lines))
+                over.append(_over_budget(summary, counted, self.budget))
+        if elsewhere:
+            note = _older_thread_note(self.where, elsewhere)
+            warnings.warn(note, pytest.PytestWarning, stacklevel=2)
         if over:
             raise RetracingBudgetExceeded(f"{self.where}:\n" + "\n".join(over))
+
+
+class _HeldBack(logging.Filter):
+    """Holds back the watch's log line for each retrace of the block's functions: the
+    failure lists them, and pytest would otherwise print each one a second time, under
+    "Captured log call"."""
+
+    def __init__(self, watching: _Watching):
+        super().__init__()
+        self.watching = watching
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(
+            watch.reasons and watch.reasons[-1].message == message
+            for watch in self.watching._watches
+        )
+
+
+def _over_budget(summary, counted: list, budget: int) -> str:
+    lines = [
+        f"`{summary.function}` ({summary.defined_at}) traced again {len(counted)} "
+        f"time{'' if len(counted) == 1 else 's'}; the budget is {budget}:"
+    ]
+    lines.extend(f"  - {reason.message}" for reason in counted[:SHOWN_REASONS])
+    if len(counted) > SHOWN_REASONS:
+        lines.append(
+            f"  ... and {len(counted) - SHOWN_REASONS} more retraces "
+            f"(the first {SHOWN_REASONS} are shown)"
+        )
+    return "\n".join(lines)
+
+
+def _older_thread_note(where: str, threads: list[str]) -> str:
+    names = ", ".join(sorted(set(threads)))
+    return (
+        f"{where}: {len(threads)} retrace{'' if len(threads) == 1 else 's'} made by a thread "
+        f"that was running before the test began ({names}) not counted against the budget: "
+        "an earlier test's background thread is not this test's doing"
+    )
 
 
 def _counts(reason, watches: list) -> bool:

@@ -8,7 +8,7 @@ import sys
 
 from tf_retracing.lint.config import ConfigError, load_config
 from tf_retracing.lint.engine import LintResult, lint_paths
-from tf_retracing.lint.output import as_json, as_sarif, as_text
+from tf_retracing.lint.output import as_json, as_sarif, as_text, shown_path
 from tf_retracing.lint.rules import RULES, RULES_BY_CODE, rule_url
 
 FORMATS = ("text", "json", "sarif")
@@ -36,6 +36,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
 
 def _codes(parser: argparse.ArgumentParser, option: str, value: str) -> frozenset[str]:
     codes = frozenset(c.strip() for c in value.split(",") if c.strip())
+    if not codes and option == "--select":
+        parser.error(
+            f"{option}: no rule given ({value!r}); name one or more, such as "
+            f"{option} TFL001,TFL003, or leave {option} out to run every rule"
+        )
     unknown = sorted(codes - set(RULES_BY_CODE))
     if unknown:
         parser.error(f"{option}: unknown rule {unknown[0]!r}")
@@ -57,50 +62,86 @@ def _list_rules(site_url: str) -> str:
 
 
 def main(argv: list[str] | None = None, prog: str = "tf-retracing lint") -> int:
+    """Exit status 0, 1 or 2; 2 as well when standard error or standard output cannot be
+    written (the report then says, on whichever of them still works, what it can)."""
+    try:
+        return _main(argv, prog)
+    except OSError as error:  # most likely, standard error refused a message
+        _silence(sys.stderr)
+        _say(sys.stdout, f"{prog}: error: {error.strerror or error}")
+        return 2
+
+
+def _main(argv: list[str] | None, prog: str) -> int:
     parser = _parser(prog)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         config = load_config(args.config)
     except ConfigError as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
+        _say(sys.stderr, f"{prog}: error: {error}")
         return 2
+    told = all([_say(sys.stderr, f"{prog}: warning: {warning}") for warning in config.warnings])
     if args.list_rules:
         print(_list_rules(config.site_url))
         return 0
-    if args.select:
+    if args.select is not None:
         config = config.__class__(
             **{**config.__dict__, "select": _codes(parser, "--select", args.select)}
         )
-    if args.ignore:
+    if args.ignore is not None:
         extra = _codes(parser, "--ignore", args.ignore)
         config = config.__class__(**{**config.__dict__, "ignore": config.ignore | extra})
     result = lint_paths(args.paths, config)
+    status = _report(result, args.format, config.site_url, prog)
+    return status if told else 2
+
+
+def _say(stream, text: str) -> bool:
+    """Write a line; False (never an exception) when the stream cannot take it."""
     try:
-        _report(result, args.format, config.site_url, prog)
-        sys.stdout.flush()  # a write error shows now, not as a traceback at exit
+        print(text, file=stream)
+        stream.flush()  # a write error shows now, not as a traceback at exit
+        return True
     except BrokenPipeError:  # `... | head` closed the pipe: what was wanted was read
-        _silence_stdout()
-    except OSError as error:
-        _silence_stdout()
-        print(f"{prog}: error: cannot write the report: {error.strerror or error}", file=sys.stderr)
-        return 2
-    return result.exit_status
+        _silence(stream)
+        return True
+    except (OSError, ValueError):  # a full disk, a closed stream
+        _silence(stream)
+        return False
 
 
-def _silence_stdout() -> None:
-    """Point standard output at the null device, so that the interpreter's own flush at
-    exit does not fail again on the closed pipe or full disk."""
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, sys.stdout.fileno())
-    os.close(null)
+def _silence(stream) -> None:
+    """Point the stream at the null device, so that the interpreter's own flush at exit
+    does not fail again on the closed pipe or full disk."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
 
 
-def _report(result: LintResult, output_format: str, site_url: str, prog: str) -> None:
+def _report(result: LintResult, output_format: str, site_url: str, prog: str) -> int:
+    """Print the report: errors and notes on standard error, the findings on standard
+    output. The exit status is the result's, or 2 when either stream refused its part."""
+    told = True
     for error in result.errors:
-        print(f"{prog}: error: {error.path}: {error.message}", file=sys.stderr)
+        told &= _say(sys.stderr, f"{prog}: error: {shown_path(error.path)}: {error.message}")
+    for skipped in result.skipped:
+        told &= _say(sys.stderr, f"{prog}: note: {shown_path(skipped.path)}: {skipped.message}")
     if output_format == "json":
-        print(as_json(result, _version()))
+        report = as_json(result, _version())
     elif output_format == "sarif":
-        print(as_sarif(result, _version(), site_url))
+        report = as_sarif(result, _version(), site_url)
     else:
-        print(as_text(result))
+        report = as_text(result)
+    try:
+        print(report)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `... | head` closed the pipe: what was wanted was read
+        _silence(sys.stdout)
+    except OSError as error:
+        _silence(sys.stdout)
+        _say(sys.stderr, f"{prog}: error: cannot write the report: {error.strerror or error}")
+        return 2
+    return result.exit_status if told else 2

@@ -14,9 +14,10 @@ never a setting silently ignored.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import fnmatch
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -40,6 +41,9 @@ class Config:
     root: Path | None = None  # patterns are relative to this folder (pyproject.toml's)
     source: str = "defaults"
     site_url: str = SITE_URL
+    # Sections of a settings file spelt nearly as ours, and so not read: the command line
+    # prints each as a warning (a table ignored without a word would be a silent setting).
+    warnings: tuple[str, ...] = ()
 
     def _relative(self, path: str) -> str:
         if self.root is None:
@@ -130,35 +134,38 @@ def _load_toml(path: Path) -> dict:
 
 def load_config(explicit: str | None = None, start: Path | None = None) -> Config:
     """The settings from ``explicit`` (a pyproject.toml), or from the nearest
-    pyproject.toml at or above ``start`` that has the section; defaults otherwise."""
+    pyproject.toml at or above ``start`` that has the section; defaults otherwise. A
+    section spelt nearly as ours (``[tool.tf-retracing.lnt]``, ``[tool.tf_retracing]``)
+    in a file read is named in ``Config.warnings``."""
+    warned: list[str] = []
     if explicit is not None:
         path = Path(explicit)
         if not path.is_file():
             raise ConfigError(f"{explicit}: no such settings file")
-        table = _section(_load_toml(path), str(path))
-        return config_from_table({} if table is None else table, str(path), path.parent)
+        table = _section(_load_toml(path), str(path), warned)
+        config = config_from_table({} if table is None else table, str(path), path.parent)
+        return dataclasses.replace(config, warnings=tuple(warned))
     folder = (start or Path.cwd()).resolve()
     for candidate in [folder, *folder.parents]:
         path = candidate / "pyproject.toml"
         if path.is_file():
-            table = _section(_load_toml(path), _shown(path))
+            table = _section(_load_toml(path), _shown(path), warned)
             if table is not None:
-                return config_from_table(table, _shown(path), candidate)
+                config = config_from_table(table, _shown(path), candidate)
+                return dataclasses.replace(config, warnings=tuple(warned))
             if (candidate / ".git").exists():
                 break  # stop at the repository root, as ruff does at the project
-    return Config()
+    return Config(warnings=tuple(warned))
 
 
-def _section(document: dict, source: str) -> object | None:
+def _section(document: dict, source: str, warned: list[str]) -> object | None:
     """``[tool.tf-retracing.lint]``, or None when absent; a ConfigError naming the key when
     ``tool`` or ``tool.tf-retracing`` is not a table. A section spelt nearly so is named
-    in a warning on standard error: it would otherwise be ignored without a word."""
-    for near in _near_misses(document):
-        print(
-            f"tf-retracing lint: warning: {source}: [{near}] is not read; the linter reads "
-            f"[{SECTION}]",
-            file=sys.stderr,
-        )
+    in ``warned``: it would otherwise be ignored without a word."""
+    warned += [
+        f"{source}: [{near}] is not read; the linter reads [{SECTION}]"
+        for near in _near_misses(document)
+    ]
     table: object = document
     where = []
     for key in ("tool", "tf-retracing", "lint"):
@@ -173,24 +180,27 @@ def _section(document: dict, source: str) -> object | None:
 
 def _near_misses(document: dict) -> list[str]:
     """Sections spelt like ours but not ours: ``tool.tf_retracing.lint``,
-    ``tool.tf-retracing.linter``, ``tool.tfretracing``..."""
+    ``tool.tf-retracng``, ``tool.tfretracing``; and any table in ``tool.tf-retracing``
+    but ``lint`` (``tool.tf-retracing.lnt``): nothing reads one."""
     tool = document.get("tool")
     if not isinstance(tool, dict):
         return []
     found = []
     for name, table in tool.items():
-        if name != "tf-retracing" and _squashed(name) in ("tfretracing", "tfretracinglint"):
-            found.append(
-                f"tool.{name}" + (".lint" if isinstance(table, dict) and "lint" in table else "")
-            )
+        if name != "tf-retracing" and _spelt_like_ours(name):
+            inner = sorted(table) if isinstance(table, dict) else []
+            found += [f"tool.{name}.{key}" for key in inner] or [f"tool.{name}"]
     ours = tool.get("tf-retracing")
     if isinstance(ours, dict):
-        found += [
-            f"tool.tf-retracing.{k}"
-            for k in ours
-            if k != "lint" and _squashed(k).startswith("lint")
-        ]
+        found += [f"tool.tf-retracing.{key}" for key in ours if key != "lint"]
     return found
+
+
+def _spelt_like_ours(name: str) -> bool:
+    squashed = _squashed(name)
+    if squashed in ("tfretracing", "tfretracinglint"):
+        return True
+    return difflib.SequenceMatcher(None, squashed, "tfretracing").ratio() >= 0.8
 
 
 def _squashed(name: str) -> str:

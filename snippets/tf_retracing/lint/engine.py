@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tf_retracing.lint.config import Config
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.notebooks import Notebook, NotebookError, read_notebook
+from tf_retracing.lint.notebooks import Notebook, NotebookError, NotPythonNotebook, read_notebook
 from tf_retracing.lint.rules import RULES, RULES_BY_CODE, rule_url
 
 # Folders never entered while walking a directory (a path given explicitly is still read).
@@ -75,6 +75,10 @@ class InputError:
     message: str
 
 
+class SkippedFile(Exception):
+    """A file left out on purpose, for a reason the report states (a notebook in R)."""
+
+
 class LintInputError(Exception):
     """A file that cannot be linted: missing, not a regular file, binary, not decodable or
     not valid Python; or a rule that failed on it (``findings``: the other rules')."""
@@ -89,6 +93,8 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     files_checked: int = 0
+    # Files left out on purpose, each with why (a note, not an error: exit status as is).
+    skipped: list[InputError] = field(default_factory=list)
 
     @property
     def exit_status(self) -> int:
@@ -182,8 +188,6 @@ def run_rules(tree: ast.Module, path: str, config: Config) -> tuple[list, list[s
     code it reached, if any), and a message per rule that failed: one rule's failure
     never drops another rule's findings."""
     facts = ModuleFacts(tree)
-    if not facts.relevant:
-        return [], []
     found, failures = [], []
     for rule in RULES:
         if not config.enabled(rule.code, path):
@@ -307,6 +311,8 @@ def lint_notebook(data: bytes, path: str, config: Config | None = None):
         notebook = read_notebook(data)
     except NotebookError as error:
         raise LintInputError(str(error)) from None
+    except NotPythonNotebook as error:
+        raise SkippedFile(str(error)) from None
     problems = [
         f"cell {cell}: {why}; the other cells are checked" for cell, why in notebook.skipped
     ]
@@ -396,6 +402,9 @@ def lint_paths(paths: Iterable[str], config: Config | None = None) -> LintResult
             findings, problems = lint_file(path, config)
         except LintInputError as error:
             result.errors.append(InputError(shown, str(error)))
+            continue
+        except SkippedFile as error:
+            result.skipped.append(InputError(shown, str(error)))
             continue
         result.findings.extend(findings)
         result.errors.extend(InputError(shown, problem) for problem in problems)

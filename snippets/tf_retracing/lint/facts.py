@@ -27,6 +27,7 @@ from tf_retracing.lint.syntax import (
     LOOP_STATEMENTS,
     SCOPES,
     children,
+    is_constant,
     parameters,
     walk,
 )
@@ -63,6 +64,41 @@ _HANDLER_DECORATORS = frozenset(
 )
 _HANDLER_NAMES = frozenset({"lambda_handler", "do_GET", "do_POST", "do_PUT"})
 _MEMOIZERS = frozenset({"functools.lru_cache", "functools.cache"})
+# Calls that combine finite collections into another finite one (a sweep's grid).
+_COMBINERS = frozenset(
+    {"zip", "enumerate", "reversed", "sorted", "list", "tuple"}
+    | {
+        f"itertools.{name}"
+        for name in (
+            "product",
+            "combinations",
+            "permutations",
+            "chain",
+            "combinations_with_replacement",
+        )
+    }
+)
+# Calls that make a configuration rather than data: a class (``tf.TensorSpec(...)``), or
+# a container of the items given.
+_CONFIGURATION_CALLS = frozenset({"dict", "tuple", "list", "set", "frozenset"})
+
+
+def _configuration_item(item: ast.AST) -> bool:
+    """An item of a listed configuration: constants, names, attributes (``tf.float32``),
+    containers of those, a class's instance; not a call that makes data (``tf.ones``)."""
+    for node in walk(item):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if not (name[:1].isupper() or name in _CONFIGURATION_CALLS):
+                return False
+        elif isinstance(node, ast.Lambda | ast.ListComp | ast.GeneratorExp | ast.Await):
+            return False
+    return True
+
+
+# Names that always stand for one module: read unbound, they are that module.
+_CONVENTIONAL_NAMES = {"tf": "tensorflow", "keras": "keras", "np": "numpy"}
 
 
 def _returns_kept_attribute(definition: ast.AST) -> bool:
@@ -129,11 +165,15 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         # (outermost loop of a scope, name) -> the values bound to the name inside it
         self.loop_bindings: dict[tuple[int, str], list[ast.AST]] = defaultdict(list)
         self.binding_counts: Counter[str] = Counter()
+        self.unbound_reads: set[str] = set()  # conventional names read (bound or not)
         self._derived: dict[Callable, object] = {}  # see derived()
         self._walk()
+        self._read_conventional_names()
+        # The file shows it uses TensorFlow or Keras: an import of either (a wrapper
+        # library's ``from bert4keras.backend import keras`` too), or ``tf.``/``keras.``
+        # read where nothing binds the name (a notebook snippet). Without it, the rules
+        # still run, and a receiver is a Keras model only by how the file makes and uses it.
         self.relevant = any(self.imports(package) for package in ("tensorflow", *KERAS))
-        if not self.relevant:
-            return  # every rule needs a name from TensorFlow or Keras
         # (scope, name) -> the tf.function the name holds in that scope
         self.traced_by_name: dict[tuple[int, str], TracedFunction] = {}
         self.traced_by_attribute: dict[tuple[str, str], TracedFunction] = {}
@@ -163,6 +203,8 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                 continue
             if kind in recorded:
                 self._record(node, ctx)
+            elif kind is ast.Name and node.id in _CONVENTIONAL_NAMES:
+                self.unbound_reads.add(node.id)
             for name in node._fields:
                 value = getattr(node, name, None)
                 if type(value) is list:
@@ -297,8 +339,22 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             # never TensorFlow's, and still an imported name.
             module = "." * node.level + (f"{node.module}." if node.module else "")
             for alias in node.names:
-                self.aliases[alias.asname or alias.name] = f"{module}{alias.name}"
+                qualified = f"{module}{alias.name}"
+                if alias.name == "keras" and not qualified.startswith("tensorflow."):
+                    qualified = "keras"  # a wrapper's re-export: bert4keras.backend.keras
+                self.aliases[alias.asname or alias.name] = qualified
                 self.binding_counts[alias.asname or alias.name] += 1
+
+    def _read_conventional_names(self) -> None:
+        """``tf``, ``keras`` and ``np`` read where the file never binds them (a snippet or
+        notebook cell whose imports are elsewhere) stand for the modules they always
+        name: the code cannot run with them meaning anything else."""
+        if not self.unbound_reads:
+            return
+        for name, module in _CONVENTIONAL_NAMES.items():
+            unbound = name not in self.aliases and self.binding_counts[name] == 0
+            if name in self.unbound_reads and unbound:
+                self.aliases[name] = module
 
     # --- names ---------------------------------------------------------------------------
 
@@ -451,7 +507,9 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                 return self.method(cls, func.attr)
         return None
 
-    def _repeated_functions(self, count_sweeps: bool = True) -> set[int]:
+    def _repeated_functions(
+        self, count_sweeps: bool = True, configurations: bool = False
+    ) -> set[int]:
         """Functions that run once per iteration of a loop or once per request: called in a
         loop, decorated as a request handler, or called from such a function."""
         edges: dict[int, list[ast.AST]] = defaultdict(list)
@@ -460,7 +518,9 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             target = self.called_function(call, ctx)
             if target is None:
                 continue
-            if ctx.loops and (count_sweeps or not all(self.is_sweep(loop) for loop in ctx.loops)):
+            if ctx.loops and (
+                count_sweeps or not all(self.is_sweep(loop, configurations) for loop in ctx.loops)
+            ):
                 pending.append(target)
             caller = ctx.scope.function
             if caller is not None:
@@ -513,31 +573,73 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
                 return True
         return _returns_kept_attribute(definition)
 
-    def is_sweep(self, loop: ast.AST) -> bool:
-        """A loop over a literal list of configurations (``for lr in (0.1, 0.01)``, or a
-        name bound only to such a list): what it builds per item is one per
-        configuration, on purpose."""
+    def is_sweep(self, loop: ast.AST, configurations: bool = False) -> bool:
+        """A loop over a literal, finite set of configurations: a literal list, tuple, set
+        or dict (``for lr in (0.1, 0.01)``), a name bound only to one, or such literals
+        combined by ``zip``, ``itertools.product``, ``enumerate``, ``dict.items()``...
+        What it builds per item is one per configuration, on purpose. With
+        ``configurations``, items that make data (``[tf.ones([4]), tf.zeros([4])]``, any
+        call but a class's) or an item listed twice (``(8, 8, 3)``, requests' sizes) make
+        it a loop over data, not over configurations."""
         if not isinstance(loop, (ast.For, ast.AsyncFor, *COMPREHENSIONS)):
             return False
         generators = loop.generators if hasattr(loop, "generators") else [loop]
-        return all(self._literal_collection(g.iter, loop) for g in generators)
+        ctx = self.context(loop)
+        return all(self._literal_collection(g.iter, ctx, configurations) for g in generators)
 
-    def _literal_collection(self, iterable: ast.AST, loop: ast.AST) -> bool:
-        if isinstance(iterable, ast.List | ast.Tuple | ast.Set):
-            return True
-        if not isinstance(iterable, ast.Name):
+    def _literal_collection(
+        self, iterable: ast.AST, ctx: Context, configurations: bool, depth: int = 0
+    ) -> bool:
+        if depth > 4:
             return False
-        values = self.values_of(iterable.id, self.context(loop))
-        return bool(values) and all(isinstance(v, ast.List | ast.Tuple | ast.Set) for v in values)
+        if isinstance(iterable, ast.List | ast.Tuple | ast.Set | ast.Dict):
+            items = iterable.keys if isinstance(iterable, ast.Dict) else iterable.elts
+            if isinstance(iterable, ast.Dict):
+                items = [*items, *iterable.values]
+            if not configurations:
+                return True
+            # the same item twice is a stream of inputs (requests of sizes 8, 8, 3), not
+            # a set of configurations, which are each listed once
+            distinct = len({ast.dump(item) for item in items if item is not None})
+            return distinct == len(items) and all(
+                item is not None and _configuration_item(item) for item in items
+            )
+        if isinstance(iterable, ast.Name):
+            values = self.values_of(iterable.id, ctx)
+            return bool(values) and all(
+                isinstance(v, ast.List | ast.Tuple | ast.Set | ast.Dict)
+                and self._literal_collection(v, ctx, configurations, depth + 1)
+                for v in values
+            )
+        if not isinstance(iterable, ast.Call):
+            return False
+        func = iterable.func
+        if isinstance(func, ast.Attribute) and func.attr in ("items", "keys", "values"):
+            return not iterable.args and self._literal_collection(
+                func.value, ctx, configurations, depth + 1
+            )
+        name = self.qualified_name(func) or (func.id if isinstance(func, ast.Name) else None)
+        if name not in _COMBINERS or not iterable.args:
+            return False
+        return all(
+            is_constant(argument, (int,))  # combinations(items, 2)
+            or self._literal_collection(argument, ctx, configurations, depth + 1)
+            for argument in iterable.args
+        )
 
-    def runs_repeatedly(self, ctx: Context, count_sweeps: bool = True) -> bool:
+    def runs_repeatedly(
+        self, ctx: Context, count_sweeps: bool = True, configurations: bool = False
+    ) -> bool:
         """Code in this context runs many times: in a loop, or in a repeated function.
-        Without ``count_sweeps``, runs per item of a listed configuration do not count."""
+        Without ``count_sweeps``, runs per item of a listed configuration do not count
+        (with ``configurations``, only a list of configurations is such a list, not one of
+        data: see ``is_sweep``)."""
         if not count_sweeps:
-            if "_repeated_beyond_sweeps" not in self.__dict__:
-                self._repeated_beyond_sweeps = self._repeated_functions(count_sweeps=False)
-            loops = [loop for loop in ctx.loops if not self.is_sweep(loop)]
-            repeated = self._repeated_beyond_sweeps
+            key = "_repeated_beyond_configurations" if configurations else "_repeated_beyond_sweeps"
+            if key not in self.__dict__:
+                self.__dict__[key] = self._repeated_functions(False, configurations)
+            loops = [loop for loop in ctx.loops if not self.is_sweep(loop, configurations)]
+            repeated = self.__dict__[key]
         else:
             loops, repeated = ctx.loops, self.repeated
         return bool(loops) or (ctx.function is not None and id(ctx.function) in repeated)

@@ -4,6 +4,7 @@ and which are trained. Shared by the rules about predict and about models per ca
 from __future__ import annotations
 
 import ast
+import re
 
 from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
@@ -17,6 +18,9 @@ TRAINING_METHODS = FITTING_METHODS | {"compile"}
 # Libraries whose estimators also have .predict: a file that imports one is not guessed at.
 _OTHER_PREDICTORS = ("sklearn", "xgboost", "lightgbm", "catboost", "statsmodels", "torch")
 _NOT_KERAS = frozenset({*_OTHER_PREDICTORS, "joblib", "pickle", "onnxruntime", "tflite_runtime"})
+# A call whose name says it makes or loads a model (``build_transformer_model``,
+# ``DeepFace.build_model``, ``loadModel``): what a wrapper library around Keras returns.
+_MODEL_MAKER = re.compile(r"^(?:build|load|create|make|get|init|restore|construct)_?\w*model$")
 _CALLBACK_BASES = frozenset(
     f"{keras}.callbacks.Callback" for keras in ("keras", "tensorflow.keras", "tf_keras")
 )
@@ -73,8 +77,8 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
     if _used_as_a_model(facts, receiver, ctx) or _bound_to_built_models(facts, receiver, ctx):
         return True
     name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
-    if name is None or "model" not in name.lower():
-        return False
+    if name is None or "model" not in name.lower() or not facts.relevant:
+        return False  # a name alone says nothing in a file that shows no TensorFlow or Keras
     if any(facts.imports(other) for other in _OTHER_PREDICTORS) or facts.derived(_own_predictor):
         return False
     if isinstance(receiver, ast.Name):
@@ -98,11 +102,43 @@ def _bound_to_built_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) 
 
     def all_built(values: list[ast.AST]) -> bool:
         return bool(values) and all(
-            id(value) in facts.contexts and facts.builds_model(value, facts.contexts[id(value)])
+            id(value) in facts.contexts
+            and (
+                facts.builds_model(value, facts.contexts[id(value)])
+                or named_model_maker(facts, value)
+            )
             for value in values
         )
 
     return facts.about_name("bound to built models", receiver.id, ctx, all_built)
+
+
+def named_model_maker(facts: ModuleFacts, value: ast.AST) -> bool:
+    """A call of a function the file does not define, named as one that builds or loads a
+    model (``build_transformer_model(...)``, ``DeepFace.build_model(...)``), in a file that
+    uses no other library with ``predict``."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name is None or not _MODEL_MAKER.match(name.lower()):
+        return False
+    if isinstance(func, ast.Name) and facts.definitions.get(func.id):
+        return False  # the file's own function: what it returns decides (builds_model)
+    if isinstance(func, ast.Attribute) and not isinstance(func.value, ast.Name | ast.Attribute):
+        return False
+    if isinstance(func, ast.Attribute) and func.value is not None:
+        root = func.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in ("self", "cls"):
+            return False  # the file's own method
+    qualified = facts.qualified_name(func) or ""
+    if qualified.split(".")[0] in _NOT_KERAS:
+        return False
+    if not facts.relevant and not (qualified and name.lower().startswith(("build", "load"))):
+        return False  # in a file that shows no Keras: only an imported builder or loader
+    return not any(facts.imports(other) for other in _OTHER_PREDICTORS)
 
 
 def _used_as_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
@@ -150,10 +186,13 @@ def _model_methods_called(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -
 
 
 def _model_method_receivers(facts: ModuleFacts) -> set[tuple]:
+    # ``fit`` is scikit-learn's too: in a file that shows no TensorFlow or Keras, only the
+    # methods no other library's estimators have count.
+    methods = _MODEL_ONLY_METHODS if facts.relevant else _MODEL_ONLY_METHODS - {"fit"}
     return {
         _receiver_key(call.func.value, call_ctx)
         for call, call_ctx in facts.calls
-        if isinstance(call.func, ast.Attribute) and call.func.attr in _MODEL_ONLY_METHODS
+        if isinstance(call.func, ast.Attribute) and call.func.attr in methods
     }
 
 
@@ -166,7 +205,9 @@ def _self_attribute_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) 
     """``self.pnet``, which the class's methods only ever set to a model they build."""
     values = _attribute_values(facts, receiver, ctx)
     return bool(values) and all(
-        facts.builds_model(value, facts.contexts.get(id(value), ctx)) for value in values
+        facts.builds_model(value, facts.contexts.get(id(value), ctx))
+        or named_model_maker(facts, value)
+        for value in values
     )
 
 

@@ -21,6 +21,23 @@ class NotebookError(Exception):
     """A file that is not a notebook this module can read."""
 
 
+class NotPythonNotebook(Exception):
+    """A notebook whose kernel runs another language (R, Julia...): not linted."""
+
+
+def notebook_language(document: dict) -> str | None:
+    """The language the notebook's metadata names (``kernelspec.language``, else
+    ``language_info.name``); None when it names none."""
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    for table, key in (("kernelspec", "language"), ("language_info", "name")):
+        value = metadata.get(table, {}).get(key) if isinstance(metadata.get(table), dict) else None
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
 @dataclass(frozen=True)
 class Origin:
     cell: int  # 1-based, counting code cells only
@@ -48,6 +65,11 @@ def read_notebook(data: bytes) -> Notebook:
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         raise NotebookError("not a notebook: no 'cells' list")
+    language = notebook_language(document)
+    if language is not None and language.lower() not in ("python", "python3", "ipython"):
+        raise NotPythonNotebook(
+            f"not linted: a notebook in {language} (its metadata names that language), not Python"
+        )
     locator = _FileLocator(raw)
     notebook = Notebook("")
     lines: list[str] = []

@@ -14,28 +14,55 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = f"{SITE_URL}guide/lint/"
 
 
+def shown_path(path: str) -> str:
+    """A path as one line of text: one with a newline, a tab or another control character
+    is quoted with backslash escapes (as git quotes such names), so that it can neither
+    break a report's lines nor pass for another name; any other path is shown as it is."""
+    if not any(_is_control(c) for c in path):
+        return path
+    escaped = []
+    for character in path:
+        if character in '\\"':
+            escaped.append("\\" + character)
+        elif _is_control(character):
+            named = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(character)
+            code = ord(character)
+            escaped.append(named or (f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"))
+        else:
+            escaped.append(character)
+    return '"' + "".join(escaped) + '"'
+
+
+def _is_control(character: str) -> bool:
+    """C0 and C1 controls, DEL, and the Unicode line and paragraph separators."""
+    code = ord(character)
+    return code < 0x20 or 0x7F <= code < 0xA0 or code in (0x2028, 0x2029)
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def as_text(result: LintResult) -> str:
     lines = [f"{_where(f)}: {f.rule} {f.message} ({f.url})" for f in result.findings]
-    checked = _plural(result.files_checked, "file")
+    checked = f"{_plural(result.files_checked, 'file')} checked"
+    if result.skipped:
+        checked += f", {len(result.skipped)} skipped"
     if result.findings:
         files = len({f.path for f in result.findings})
         lines.append(
             f"Found {_plural(len(result.findings), 'finding')} in {_plural(files, 'file')} "
-            f"({checked} checked)."
+            f"({checked})."
         )
     else:
-        lines.append(f"No findings ({checked} checked).")
+        lines.append(f"No findings ({checked}).")
     return "\n".join(lines)
 
 
 def _where(finding) -> str:
     """``path:line:column``, or ``notebook.ipynb:cell 3:line:column`` as ruff writes it."""
     cell = "" if finding.cell is None else f"cell {finding.cell}:"
-    return f"{finding.path}:{cell}{finding.line}:{finding.column}"
+    return f"{shown_path(finding.path)}:{cell}{finding.line}:{finding.column}"
 
 
 def as_json(result: LintResult, version: str) -> str:
@@ -45,6 +72,7 @@ def as_json(result: LintResult, version: str) -> str:
         "files_checked": result.files_checked,
         "findings": [f.as_dict() for f in result.findings],
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
+        "skipped": [{"path": e.path, "message": e.message} for e in result.skipped],
     }
     return json.dumps(document, indent=2)
 
@@ -102,8 +130,9 @@ def as_sarif(result: LintResult, version: str, site_url: str) -> str:
         for f in result.findings
     ]
     notifications = [
-        {"level": "error", "message": {"text": e.message}, "locations": [_location(e.path)]}
-        for e in result.errors
+        {"level": level, "message": {"text": e.message}, "locations": [_location(e.path)]}
+        for level, listed in (("error", result.errors), ("note", result.skipped))
+        for e in listed
     ]
     document = {
         "$schema": SARIF_SCHEMA,

@@ -25,10 +25,13 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
             continue  # created while tracing another tf.function: once per trace
         if not _called_where_created(facts, name, ctx):
             continue  # stored or returned: a factory, whose result may be called once
-        if closure is not None and _closes_over_a_configuration(facts, closure, ctx):
+        read = _configuration_reads(facts, node, closure)
+        if _closes_over_a_configuration(facts, read, ctx):
             continue  # one function per configuration of a listed sweep, on purpose
         if ctx.loops:
             yield node, "a new tf.function is created and called on every iteration"
+        elif _made_per_configuration(facts, read, node, ctx):
+            continue  # a helper run once per listed configuration, its function reading it
         elif facts.runs_repeatedly(ctx):
             yield (
                 node,
@@ -105,20 +108,67 @@ def _keeps(call: ast.AST) -> bool:
     return name in _KEEPERS
 
 
-def _closes_over_a_configuration(facts: ModuleFacts, function: ast.AST, ctx: Context) -> bool:
+def _configuration_reads(facts: ModuleFacts, node: ast.AST, closure: ast.AST | None) -> set[str]:
+    """What the new function depends on from outside: the names its Python function reads
+    (when the file defines it), and those in the options and arguments of the call that
+    makes it (``tf.function(f, jit_compile=use_xla)``, ``make_step(dtype)``), the function
+    that ``tf.function`` wraps aside (what it reads is its closure's)."""
+    read = _read_from_outside(closure) if closure is not None else set()
+    if isinstance(node, ast.Call):
+        wrapped = facts.wrapper_call(node) is not None
+        parts = [*node.args[1 if wrapped else 0 :], *(k.value for k in node.keywords)]
+        read |= {
+            n.id
+            for part in parts
+            if not isinstance(part, ast.Lambda)
+            for n in ast.walk(part)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+    return read
+
+
+def _closes_over_a_configuration(facts: ModuleFacts, read: set[str], ctx: Context) -> bool:
     """The traced function reads a name bound per iteration of a loop over a literal list
-    or tuple: one function per listed configuration (``for dtype in (tf.float32, ...)``)."""
-    read = {
-        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }
+    or tuple (``for dtype in (tf.float32, ...)``), or over a literal set of configurations
+    combined (``itertools.product``, ``zip``, a name bound to a literal list): one function
+    per listed configuration, on purpose."""
     for loop in ctx.loops:
-        if isinstance(loop, ast.For | ast.AsyncFor) and isinstance(
-            loop.iter, ast.List | ast.Tuple | ast.Set
+        if not isinstance(loop, ast.For | ast.AsyncFor):
+            continue
+        if isinstance(loop.iter, ast.List | ast.Tuple | ast.Set) or facts.is_sweep(
+            loop, configurations=True
         ):
             targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
             if (targets | facts.loop_stores.get(id(loop), set())) & read:
                 return True
     return False
+
+
+def _made_per_configuration(
+    facts: ModuleFacts, read: set[str], node: ast.AST, ctx: Context
+) -> bool:
+    """A helper that makes the tf.function runs repeatedly only because loops over listed
+    configurations call it (a test's cases), and the function reads what the helper was
+    given or made from it (``layer``): one function per configuration, on purpose. One
+    that reads none of it could be made once, and stays a finding."""
+    if facts.runs_repeatedly(ctx, count_sweeps=False, configurations=True):
+        return False  # also run per item of data
+    own_name = getattr(node, "name", None)
+    helper_names = {name for name in ctx.scope.bindings if name != own_name}
+    return bool(read & helper_names)
+
+
+def _read_from_outside(function: ast.AST) -> set[str]:
+    """The names a function reads that it does not bind itself (its closure's and
+    globals), parameters of functions nested in it aside."""
+    read = {
+        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    bound = {a.arg for a in ast.walk(function) if isinstance(a, ast.arg)}
+    bound |= {
+        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    return read - bound
 
 
 RULE = Rule(
@@ -185,6 +235,24 @@ def refine(limit):
 for dimension in range(3):
     refine(tf.constant(5.0))
 """,
+        # a helper run per listed configuration whose function reads none of it: made once
+        """
+def solve(y0):
+    @tf.function
+    def derivative(y):
+        return -0.5 * y
+    return derivative(tf.constant(y0))
+for size in (4, 8, 16):
+    solve(np.ones(size, np.float32))
+""",
+        # a literal list that repeats an item is a stream of inputs, not of configurations
+        """
+def handle(request):
+    normalise = tf.function(lambda x: x / 255)
+    return normalise(request)
+for size in (8, 8, 3):
+    handle(tf.zeros([size, 4]))
+""",
         # a request handler runs once per request
         """
 @app.route("/predict")
@@ -214,6 +282,35 @@ def make(scale):
 for dtype in (tf.float32, tf.float64):
     cast = tf.function(lambda x: tf.cast(x, dtype))
     cast(tf.ones([2]))
+""",
+        # a test's grid of configurations: one function per case, on purpose
+        """
+import itertools
+for dtype, shape in itertools.product((tf.float32, tf.float64), ((2,), (2, 3))):
+    cast = tf.function(lambda x: tf.cast(x, dtype))
+    cast(tf.ones(shape))
+""",
+        """
+for dtype, scale in zip([tf.float32, tf.int32], [2.0, 2]):
+    times = tf.function(lambda x: x * tf.cast(scale, dtype))
+    times(tf.ones([2], dtype))
+""",
+        # a test's cases given as the tf.function's options (as with self.subTest)
+        """
+for jit_compile in [True, False]:
+    double = tf.function(lambda x: x * 2, jit_compile=jit_compile)
+    double(tf.ones([2]))
+""",
+        # a name bound to a literal list of cases, and a helper the loop calls
+        """
+CASES = [dict(units=2, activation="relu"), dict(units=3, activation=None)]
+
+def check(case):
+    layer = keras.layers.Dense(**case)
+    tf.function(lambda x: layer(x))(tf.ones([1, 2]))
+
+for case in CASES:
+    check(case)
 """,
         # a function called once
         """

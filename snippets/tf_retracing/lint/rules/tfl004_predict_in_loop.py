@@ -29,10 +29,10 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
             continue
         if _made_in_the_same_loop(facts, call, ctx):
             continue  # a new object, and model, per iteration: TFL002's hazard
-        path = _predict_reached(facts, call, ctx, traced, _DEPTH)
-        if path and not _trained_in_the_loop(facts, call, ctx, path):
-            names = " -> ".join(name for name, _ in path)
-            yield call, f"{MESSAGE} (reached through {names})", tuple(n for _, n in path)
+        for path in _predicts_reached(facts, call, ctx, traced, _DEPTH):
+            if not _trained_in_the_loop(facts, call, ctx, path):
+                names = " -> ".join(name for name, _ in path)
+                yield call, f"{MESSAGE} (reached through {names})", tuple(n for _, n in path)
 
 
 def _predicts(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
@@ -41,11 +41,33 @@ def _predicts(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "predict"):
         return False
     receiver = call.func.value
+    if _own_predict(facts, receiver, ctx) is not None:
+        return False  # the file's class overrides predict: its body decides (followed)
     return (
         is_keras_model(facts, receiver, ctx)
         and model_construction(facts, receiver, ctx) is None
         and not trained_in_scope(facts, receiver, ctx)
     )
+
+
+def _own_predict(facts: ModuleFacts, receiver: ast.AST, ctx) -> ast.AST | None:
+    """The ``predict`` a class of the file defines for ``receiver``'s class (a keras.Model
+    subclass that overrides it), unless it hands the call on to Keras's with
+    ``super().predict(...)``: what that method runs is followed like any method's."""
+    cls = facts.instance_class(receiver, ctx)
+    method = facts.method(cls, "predict") if cls is not None else None
+    if method is None:
+        return None
+    for inner in facts.scope_of(method).calls:
+        func = inner.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "predict"
+            and isinstance(func.value, ast.Call)
+            and getattr(func.value.func, "id", None) == "super"
+        ):
+            return None
+    return method
 
 
 def _made_in_the_same_loop(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
@@ -55,24 +77,25 @@ def _made_in_the_same_loop(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
     )
 
 
-def _predict_reached(facts: ModuleFacts, call: ast.Call, ctx, traced: set, depth: int):
-    """The path from a loop's call, through the file's own functions and methods, to a
+def _predicts_reached(facts: ModuleFacts, call: ast.Call, ctx, traced: set, depth: int):
+    """The paths from a loop's call, through the file's own functions and methods, to each
     Keras ``predict`` they run once per call (one in a loop of theirs is found there):
-    (name, call node) per step."""
+    (name, call node) per step, one path per predict reached."""
     target = facts.called_function(call, ctx)
     if target is None or id(target) in traced or depth == 0:
-        return None
+        return []
     name = _qualified(facts, target)
+    paths = []
     for inner in facts.scope_of(target).calls:
         inner_ctx = facts.context(inner)
         if inner_ctx.loops or inner_ctx.function is not target:
             continue
         if _predicts(facts, inner, inner_ctx):
-            return [(name, inner), (ast.unparse(inner.func), inner)]
-        deeper = _predict_reached(facts, inner, inner_ctx, traced, depth - 1)
-        if deeper:
-            return [(name, inner), *deeper]
-    return None
+            paths.append([(name, inner), (ast.unparse(inner.func), inner)])
+            continue
+        for deeper in _predicts_reached(facts, inner, inner_ctx, traced, depth - 1):
+            paths.append([(name, inner), *deeper])
+    return paths
 
 
 def _trained_in_the_loop(facts: ModuleFacts, call: ast.Call, ctx, path: list) -> bool:
@@ -176,6 +199,16 @@ class Agent:
         for state in batch:
             self.target.predict(state)
 """,
+        # an override that hands the call on to Keras's own predict
+        """
+class Classifier(keras.Model):
+    def predict(self, x, **kwargs):
+        return super().predict(x, **kwargs)
+
+model = Classifier()
+for batch in batches:
+    model.predict(batch)
+""",
         # Keras sets self.model in a callback
         """
 class Report(keras.callbacks.Callback):
@@ -257,6 +290,19 @@ for row in rows:
 model = keras.Sequential([keras.layers.Dense(1)])
 for images, labels in test_dataset.take(1):
     predictions = model.predict(images)
+""",
+        # a keras.Model subclass whose own predict calls the model: no data iterator
+        """
+class Classifier(keras.Model):
+    def call(self, x):
+        return x
+
+    def predict(self, x):
+        return self(x, training=False)
+
+model = Classifier()
+for batch in batches:
+    model.predict(batch)
 """,
         # predict once, on all the data, then a loop over the results
         """
