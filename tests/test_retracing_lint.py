@@ -124,6 +124,7 @@ GUIDE_FINDINGS = {
     ("docs/guide/keras-models.md", "model.predict(batch(rows), batch_size=1, verbose=0)", "TFL004"),
     ("docs/guide/keras-models.md", "model.predict(batch(3), verbose=0)", "TFL004"),
     ("docs/guide/keras-models.md", "model.predict(batch(rows), verbose=0)", "TFL004"),
+    ("docs/guide/keras-models.md", "model.predict(batch(rows).astype(dtype), verbose=0)", "TFL004"),
     ("docs/guide/keras-models.md", "return model.predict(features, verbose=0)", "TFL006"),
     ("docs/guide/lint/rules.md", "return x.numpy().tolist()", "TFL007"),
     ("docs/guide/memory.md", "normalise(tf.ones([length]))", "TFL011"),

@@ -209,6 +209,14 @@ class TfFunctionFacts:
         for traced in [*self.traced_by_name.values(), *self.traced_by_attribute.values()]:
             if traced.definition is not None and not isinstance(traced.definition, ast.Lambda):
                 seen.setdefault(id(traced.definition), traced)
+        # A decorated function whose name is bound more than once (a notebook or a script
+        # that defines f again, cell after cell): calls of the name cannot be told apart,
+        # but each body is still traced when called, so the body rules read every one.
+        for definitions in self.definitions.values():
+            for definition in definitions:
+                options = self.decorator_options(definition)
+                if options is not None and id(definition) not in seen:
+                    seen[id(definition)] = TracedFunction(definition.name, definition, *options)
         for call, ctx in self.calls:  # tf.function(f) not bound to a name: tf.function(f)(x)
             options = self.wrapper_call(call)
             if options is not None:

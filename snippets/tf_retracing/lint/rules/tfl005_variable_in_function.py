@@ -44,6 +44,17 @@ def make_and_use(x):
     weight = tf.Variable(2.0)
     return x * weight
 """,
+        # a name defined again (a notebook exported as a script): each body is read
+        """
+@tf.function
+def f(x):
+    tf.print(x)
+
+@tf.function
+def f(x):
+    v = tf.Variable(1.0)
+    return v
+""",
     ),
     clean=(
         # a comprehension in the body (its for clause is read with the body's context)
