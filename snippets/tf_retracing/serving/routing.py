@@ -59,7 +59,10 @@ from .state_checks import (
     _unrecomputable_layer,
     _unrecomputable_message,
     _unrecomputable_reason,
+    _traced_on_snapshot,
     _verification_mismatch,
+    _weights_defined_output,
+    _WeightsSnapshot,
 )
 
 
@@ -248,14 +251,19 @@ class SharedGraphPredictor:
                 mismatch = architecture.graph_difference(kind, leaves, model, self._traces)
         if mismatch is None:
             held = _held_statistics(served.normalizations)
+            # Every call of the check reads these values, whatever set_weights does meanwhile.
+            snapshot = _WeightsSnapshot(_variables(model))
             # Traced only where the eager call and the graph differ on NaN, and once.
-            own_function = functools.cache(lambda: _OwnFunction(model, self._traces))
+            own_function = functools.cache(
+                lambda: _traced_on_snapshot(model, snapshot, self._traces)
+            )
             mismatch, eager_note = _verification_mismatch(
                 model,
                 kind[0],
                 leaves,
-                lambda probe: graph.call(served.handles, probe, held)[0],
-                lambda x: own_function()(x, held)[0],
+                lambda probe: graph.call(snapshot.handles(), probe, held)[0],
+                lambda x: _weights_defined_output(model, x, snapshot),
+                lambda x: own_function()(x),
             )
             if eager_note is not None:
                 _warn_at_caller(eager_note, EagerDifferenceWarning)
