@@ -53,6 +53,12 @@ class _Graph:
         count = self.trainable_count
         return self.concrete(handles[:count], handles[count:], leaves, held)
 
+    def call_values(self, values: list, leaves: list) -> Any:
+        """The outputs of a graph of ``_trace_on_values``, for a tenant's weight values."""
+        if self.fast_call is not None:
+            return self.fast_call([*values, *leaves])
+        return self.concrete(values, leaves)
+
 
 @dataclass
 class _Architecture:
@@ -186,3 +192,30 @@ def _graph_signature(graph) -> list:
         inputs = [(position[t.op.name], t.value_index) for t in op.inputs]
         signature.append((op.type, inputs, attributes))
     return signature
+
+
+def _trace_on_values(reference: keras.Model, kind, leaves: list, traces: list) -> _Graph:
+    """A concrete function of ``reference``'s call taking every variable's value (trainable
+    ones, then the others) as an argument: the graph of tenants held as weights, whose
+    weights are tensors rather than variables. Adapted ``Normalization`` statistics are
+    recomputed from the values, as on the handle-taking graph."""
+    structure, leaf_kinds = kind
+    variables = [*reference.trainable_variables, *reference.non_trainable_variables]
+    normalizations = _adapted_normalizations(reference)
+
+    def run(values, flat_x):  # pragma: no cover - runs while tracing
+        traces[0] += 1
+        mapping = list(zip(variables, values, strict=True))
+        with keras.StatelessScope(state_mapping=mapping), _recomputed(normalizations):
+            return reference(_unflatten(structure, flat_x), training=False)
+
+    value_specs = [tf.TensorSpec(v.shape, v.dtype) for v in variables]
+    specs = [tf.TensorSpec(shape, dtype) for shape, dtype in leaf_kinds]
+    try:
+        concrete = tf.function(run).get_concrete_function(value_specs, specs)
+    except Exception as error:  # Keras refused this input while tracing
+        raise ValueError(
+            f"the architecture expects inputs like {_describe_inputs(reference)}; "
+            f"got {_describe_leaves(leaves)}: {error}"
+        ) from error
+    return _Graph(concrete, _internals.flat_caller(concrete), len(variables))

@@ -231,7 +231,7 @@ TOLERANCES = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-4, "float64": 1e-
 
 
 def _verification_mismatch(
-    model: keras.Model, structure, leaves: list, shared, reference, own_graph
+    model: keras.Model, structure, leaves: list, shared, reference, own_graph, subject=None
 ) -> tuple[str | None, str | None]:
     """Compare the shared graph (``shared``, on flat inputs) with the model's own call
     (``reference``, ``model(x, training=False)`` as the weights define it) on x and a
@@ -240,7 +240,8 @@ def _verification_mismatch(
     MatMul fused with its Relu gives 0) where eager ones keep it, so there the model's own
     traced function (``own_graph``) is the reference: serving it instead would give the
     same answer. The three must read one ``_WeightsSnapshot``: an update landing between
-    two of them would otherwise look like a graph that computes something else."""
+    two of them would otherwise look like a graph that computes something else.
+    ``subject`` names what is served in the note (the model, unless given)."""
     note = None
     for probe in (leaves, _perturbed(leaves)):
         x = _unflatten(structure, probe)
@@ -251,7 +252,7 @@ def _verification_mismatch(
             if own_mismatch is not None:
                 own = f"its own traced function ({own_mismatch})"
                 return f"the shared graph's output differs from {own}", None
-            note = _eager_difference_note(model, got, expected)
+            note = _eager_difference_note(subject or f"model {model.name!r}", got, expected)
             continue
         if mismatch is not None:
             return f"the shared graph's output differs from model(x) ({mismatch})", None
@@ -267,12 +268,12 @@ def _nan_positions_differ(got: Any, expected: Any) -> bool:
     )
 
 
-def _eager_difference_note(model: keras.Model, graph_output: Any, eager_output: Any) -> str:
+def _eager_difference_note(subject: str, graph_output: Any, eager_output: Any) -> str:
     graph_nan = sum(int(np.isnan(np.asarray(o)).sum()) for o in tf.nest.flatten(graph_output))
     eager_nan = sum(int(np.isnan(np.asarray(o)).sum()) for o in tf.nest.flatten(eager_output))
     size = sum(int(np.asarray(o).size) for o in tf.nest.flatten(eager_output))
     return (
-        f"model {model.name!r} gives NaN in {eager_nan} of {size} output values when called "
+        f"{subject} gives NaN in {eager_nan} of {size} output values when called "
         f"eagerly and in {graph_nan} in a traced graph (TensorFlow's graph and eager kernels "
         "differ on NaN, e.g. through a fused Relu): it is served from the shared graph, which "
         "answers as its own tf.function does, not as model(x) does; check its weights for NaN"
