@@ -239,6 +239,33 @@ EXTRA = {
             ),
         }
     ),
+    "tenants_as_weights": record(
+        {
+            "latency": rows(
+                {
+                    **dict.fromkeys(("architecture", "popularity"), TEXT),
+                    **dict.fromkeys(("tenants", "requests", "stream_traces", "traces"), COUNT),
+                    **dict.fromkeys(("p50_ms", "p99_ms"), PERCENTILE),
+                    **dict.fromkeys(("weights_kb", "first_request_ms"), POSITIVE),
+                }
+            ),
+            "memory": rows(
+                {
+                    "architecture": TEXT,
+                    **dict.fromkeys(("tenants", "traces"), COUNT),
+                    "weights_kb": POSITIVE,
+                    "added_mb": NUMBER,
+                }
+            ),
+            "first_request": rows(
+                {
+                    "architecture": TEXT,
+                    **dict.fromkeys(("files", "traces"), COUNT),
+                    **dict.fromkeys(("load_weights_ms", "call_ms", "first_request_ms"), POSITIVE),
+                }
+            ),
+        }
+    ),
     "trace_memory": record(
         {
             "memory": rows(

@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from tf_retracing import (
+    EagerDifferenceWarning,
     ServingFallbackWarning,
     SharedGraphPredictor,
+    StaleKerasStateWarning,
     UnsharableModelError,
     architecture_key,
 )
@@ -50,8 +52,11 @@ def assert_close(got, want):
 
 
 def served_quietly(predictor, tenant, x):
+    """Served with every warning of the predictor's own an error (Keras's DeprecationWarning
+    from save_weights, which the first read of a file calls once, is not the predictor's)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        for category in (ServingFallbackWarning, EagerDifferenceWarning, StaleKerasStateWarning):
+            warnings.simplefilter("error", category)
         return predictor.predict(tenant, x)
 
 
@@ -249,3 +254,49 @@ def test_concurrent_first_requests_from_disk_give_each_tenant_its_output(tmp_pat
         thread.join()
     assert errors == [] and wrong == []
     assert predictor.tracing_count == 1
+
+
+def test_a_weights_file_with_a_wrong_shape_inside_names_the_tenant_file_and_weight(tmp_path):
+    import h5py
+
+    model = mlp_with_state(1)
+    path = tmp_path / "tenant.weights.h5"
+    model.save_weights(path)
+    with h5py.File(path, "r+") as file:
+        names = []
+        file.visititems(lambda name, item: names.append(name) if hasattr(item, "shape") else None)
+        kernel = next(name for name in names if tuple(file[name].shape) == (FEATURES, 12))
+        del file[kernel]
+        file[kernel] = np.zeros((FEATURES, 11), np.float32)
+    predictor = SharedGraphPredictor()
+    predictor.add_weights("v", model, path)
+    with pytest.raises(
+        ValueError,
+        match=rf"tenant 'v': weight 0 \(.*dense.*/kernel\) of {path} has shape \({FEATURES}, 11\)",
+    ):
+        predictor.predict("v", inputs())
+
+
+def test_a_weights_file_read_directly_gives_what_keras_load_weights_gives(tmp_path, monkeypatch):
+    # Written by Keras for a model with interleaved non-trainable weights and a nested
+    # model: read through the layout learnt from Keras, each weight lands in its place.
+    def nested(seed):
+        keras.utils.set_random_seed(seed)
+        inner = keras.Sequential([keras.Input((FEATURES,)), keras.layers.Dense(5)])
+        inputs_ = keras.Input((FEATURES,))
+        hidden = keras.layers.BatchNormalization()(inner(inputs_))
+        model = keras.Model(inputs_, keras.layers.Dense(2)(hidden))
+        rng = np.random.default_rng(seed)
+        model.set_weights([rng.uniform(0.5, 1.5, w.shape).astype(w.dtype) for w in model.weights])
+        return model
+
+    first, second = nested(1), nested(2)
+    path = tmp_path / "second.weights.h5"
+    second.save_weights(path)
+    predictor = SharedGraphPredictor()
+    predictor.add_weights("n", first, path)
+    with monkeypatch.context() as patched:  # read without Keras's loader, or fail here
+        patched.setattr(keras.Model, "load_weights", lambda *a, **k: pytest.fail("Keras read"))
+        assert_close(served_quietly(predictor, "n", inputs()), second(inputs()))
+    first.load_weights(path)
+    assert_close(served_quietly(predictor, "n", inputs()), first(inputs()))
