@@ -56,10 +56,11 @@ from benchmarks.scenarios.tenants_as_weights import served_reference, tenant_wei
 
 title, count = sys.argv[1], int(sys.argv[2])
 predictor, reference, x = served_reference(title)
+base = reference.get_weights()
 gc.collect()
 start = rss_bytes()
 for k in range(count):
-    predictor.add_weights(k, reference, tenant_weights(reference, k))
+    predictor.add_weights(k, reference, tenant_weights(base, k))
     np.asarray(predictor.predict(k, x))
 gc.collect()
 end = rss_bytes()
@@ -69,12 +70,14 @@ print(json.dumps({"start": start, "end": end, "weights": weights,
 """
 
 
-def tenant_weights(reference, index: int) -> list:
-    """Tenant ``index``'s weights: the reference's, with seeded noise (a tenant's own)."""
+def tenant_weights(base: list, index: int) -> list:
+    """Tenant ``index``'s weights: the reference's (``base``), with seeded noise (a
+    tenant's own), made in the weights' dtype, so that no larger temporary is freed
+    between two tenants' allocations."""
     generator = np.random.default_rng(SEED + index)
     return [
-        (w + 0.05 * generator.standard_normal(w.shape)).astype(w.dtype)
-        for w in reference.get_weights()
+        w + np.asarray(0.05, w.dtype) * generator.standard_normal(w.shape, dtype=w.dtype)
+        for w in base
     ]
 
 
@@ -139,11 +142,12 @@ def latency_rows(titles: tuple[str, ...], counts: tuple[int, ...], requests: int
     rows = []
     for title in titles:
         predictor, reference, x = served_reference(title)
-        weights_kb = sum(w.nbytes for w in reference.get_weights()) / 1024
+        base = reference.get_weights()
+        weights_kb = sum(w.nbytes for w in base) / 1024
         added = 0
         for count in counts:
             for k in range(added, count):
-                predictor.add_weights(k, reference, tenant_weights(reference, k))
+                predictor.add_weights(k, reference, tenant_weights(base, k))
             first = timed(predictor, list(range(added, count)), x)
             added = count
             for popularity, order in request_streams(count, requests).items():
@@ -176,8 +180,9 @@ def first_request_rows(titles: tuple[str, ...], files: int) -> list[dict]:
         loader = predictor_free_model(title)
         with tempfile.TemporaryDirectory() as folder:
             paths = []
+            base = reference.get_weights()
             for k in range(files):
-                loader.set_weights(tenant_weights(reference, k))
+                loader.set_weights(tenant_weights(base, k))
                 paths.append(Path(folder) / f"tenant-{k}.weights.h5")
                 loader.save_weights(paths[-1])
             load = []

@@ -194,7 +194,7 @@ class SharedGraphPredictor:
             raise TypeError(f"a tenant id must be hashable, got {type(tenant).__name__}") from error
         reference, key = self._reference(tenant, architecture)
         arrays, path = _weights_source(tenant, weights)
-        values = None if arrays is None else reference.in_graph_order(tenant, arrays, "the list")
+        values = None if arrays is None else reference.packed(tenant, arrays, "the list")
         with self._lock:
             self._tenants[tenant] = _WeightsTenant(key=key, values=values, path=path)
 
@@ -261,15 +261,16 @@ class SharedGraphPredictor:
             values = record.values
             if values is None:  # read on first need; two first requests may both read it
                 values = record.values = reference.read(tenant, record.path)
+            arguments = reference.arguments(values)
             if record.reason is not None:
-                return _eager_on_values(reference.model, values, x)
+                return _eager_on_values(reference, arguments, x)
             leaves, kind = _input_kind(x, reference.input_shapes)
             kind = _served_kind(kind, leaves, record.exact_kinds)
             graph = record.graphs.get(kind)
             if graph is None:
                 graph = _of_any_shape(
                     lambda kind: self._verified_tenant_graph(
-                        tenant, record, reference, values, leaves, kind
+                        tenant, record, reference, arguments, leaves, kind
                     ),
                     kind,
                     leaves,
@@ -277,8 +278,8 @@ class SharedGraphPredictor:
                     refused=ValueError,
                 )
                 if graph is None:  # the check moved the tenant to the eager route
-                    return _eager_on_values(reference.model, values, x)
-            return graph.call_values(values, leaves)
+                    return _eager_on_values(reference, arguments, x)
+            return graph.call_values(arguments, leaves)
         except tf.errors.OpError as error:
             message = f"{_tenant_input_mismatch(tenant, reference.model, x)}: {error.message}"
             raise type(error)(error.node_def, error.op, message) from error
@@ -289,7 +290,7 @@ class SharedGraphPredictor:
                 f"{_tenant_input_mismatch(tenant, reference.model, x)}: {error}"
             ) from error
 
-    def _verified_tenant_graph(self, tenant, record, reference, values, leaves, kind):
+    def _verified_tenant_graph(self, tenant, record, reference, arguments, leaves, kind):
         """The architecture's graph on weight values for this input kind, once its output
         on the tenant's weights matched the reference model's own call on them."""
         model = reference.model
@@ -297,15 +298,22 @@ class SharedGraphPredictor:
         with self._lock:
             graph = reference.graphs.get(kind)
             if graph is None:
-                graph = reference.graphs[kind] = _trace_on_values(model, kind, leaves, self._traces)
+                graph = reference.graphs[kind] = _trace_on_values(
+                    model,
+                    kind,
+                    leaves,
+                    self._traces,
+                    reference.argument_specs(),
+                    reference.unpacked,
+                )
         # The tenant's values are tensors, never assigned: a snapshot as they stand.
-        snapshot = _WeightsSnapshot(_variables(model), values)
+        snapshot = _WeightsSnapshot(_variables(model), reference.unpacked(arguments))
         own_function = functools.cache(lambda: _traced_on_snapshot(model, snapshot, self._traces))
         mismatch, eager_note = _verification_mismatch(
             model,
             kind[0],
             leaves,
-            lambda probe: graph.call_values(values, probe),
+            lambda probe: graph.call_values(arguments, probe),
             lambda x: _weights_defined_output(model, x, snapshot),
             lambda x: own_function()(x),
             subject=f"tenant {tenant!r}",

@@ -194,28 +194,30 @@ def _graph_signature(graph) -> list:
     return signature
 
 
-def _trace_on_values(reference: keras.Model, kind, leaves: list, traces: list) -> _Graph:
-    """A concrete function of ``reference``'s call taking every variable's value (trainable
-    ones, then the others) as an argument: the graph of tenants held as weights, whose
-    weights are tensors rather than variables. Adapted ``Normalization`` statistics are
+def _trace_on_values(
+    reference: keras.Model, kind, leaves: list, traces: list, argument_specs: list, unpacked
+) -> _Graph:
+    """A concrete function of ``reference``'s call whose variables' values come from its
+    arguments (``argument_specs``; ``unpacked`` turns them into every variable's value,
+    trainable ones, then the others): the graph of tenants held as weights, whose weights
+    are tensors rather than variables. Adapted ``Normalization`` statistics are
     recomputed from the values, as on the handle-taking graph."""
     structure, leaf_kinds = kind
     variables = [*reference.trainable_variables, *reference.non_trainable_variables]
     normalizations = _adapted_normalizations(reference)
 
-    def run(values, flat_x):  # pragma: no cover - runs while tracing
+    def run(arguments, flat_x):  # pragma: no cover - runs while tracing
         traces[0] += 1
-        mapping = list(zip(variables, values, strict=True))
+        mapping = list(zip(variables, unpacked(arguments), strict=True))
         with keras.StatelessScope(state_mapping=mapping), _recomputed(normalizations):
             return reference(_unflatten(structure, flat_x), training=False)
 
-    value_specs = [tf.TensorSpec(v.shape, v.dtype) for v in variables]
     specs = [tf.TensorSpec(shape, dtype) for shape, dtype in leaf_kinds]
     try:
-        concrete = tf.function(run).get_concrete_function(value_specs, specs)
+        concrete = tf.function(run).get_concrete_function(argument_specs, specs)
     except Exception as error:  # Keras refused this input while tracing
         raise ValueError(
             f"the architecture expects inputs like {_describe_inputs(reference)}; "
             f"got {_describe_leaves(leaves)}: {error}"
         ) from error
-    return _Graph(concrete, _internals.flat_caller(concrete), len(variables))
+    return _Graph(concrete, _internals.flat_caller(concrete), len(argument_specs))
