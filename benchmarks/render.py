@@ -219,7 +219,39 @@ def serving_architectures_extra(result: Mapping[str, Any]) -> str:
             f"| {number(row['predict_on_batch_us'])} | {speedup} "
             f"| {row['shared_traces']} / {row['dedicated_traces']} |"
         )
-    return "\n".join(lines) + "\n\n" + _serving_crossover(rows) + "\n" + _graph_alone_table(rows)
+    return (
+        "\n".join(lines)
+        + "\n\n"
+        + _serving_crossover(rows)
+        + "\n"
+        + _graph_alone_table(rows)
+        + _xla_choice_table(rows)
+    )
+
+
+def _xla_choice_table(rows: list[Mapping[str, Any]]) -> str:
+    """What ``choose_xla=True`` chose per architecture and batch, where the run has it."""
+    chosen = [row for row in rows if "xla_choice" in row]
+    if not chosen:
+        return ""
+    lines = [
+        "\nWith `SharedGraphPredictor(choose_xla=True)`: at the first request each shared "
+        "graph is traced plainly and for XLA and timed on that request's input, and XLA is "
+        "kept where it is faster and its output agrees; the trial times (µs, medians of "
+        "7 calls), then the steady time of the chosen graph and its speedup over a dedicated "
+        "`tf.function` per model (95% CI over the rounds):\n",
+        "| Architecture | Batch | Chosen | Trial: plain | Trial: XLA | Steady, chosen "
+        "| Speedup over dedicated (95% CI) |",
+        "|---|--:|---|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {text(row['architecture'])} | {row['batch']} | {text(row['xla_choice'])} "
+        f"| {_optional_number(row.get('xla_trial_plain_us'))} "
+        f"| {_optional_number(row.get('xla_trial_xla_us'))} "
+        f"| {number(row['shared_xla_us'])} | {_interval(row, 'xla_')} |"
+        for row in chosen
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _graph_alone_table(rows: list[Mapping[str, Any]]) -> str:
