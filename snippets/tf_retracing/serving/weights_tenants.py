@@ -64,6 +64,9 @@ class _Reference:
     dtypes: list  # the dtype of each packed tensor
     fixed: dict  # graph position -> value, for variables get_weights leaves out
     input_shapes: list  # its Input shapes, batch None
+    # Each weight's path in the model the architecture was first given by (the clone's
+    # own names, dense_7 where the reader's model had dense, would only puzzle).
+    names: list = field(default_factory=list)
     graphs: dict = field(default_factory=dict)  # input kind -> graph on weight values
     loader: keras.Model | None = None  # where files are read, made on first need
     # Where a .weights.h5 file of this architecture keeps each weight (dataset path ->
@@ -94,28 +97,33 @@ class _Reference:
             i: tf.convert_to_tensor(v.value) for i, v in enumerate(variables) if i not in given
         }
         shapes = [(None, *t.shape[1:]) for t in _symbolic_inputs(reference)]
-        return _Reference(reference, slots, dtypes, fixed, shapes)
+        names = [v.path for v in model.weights]
+        return _Reference(reference, slots, dtypes, fixed, shapes, names)
 
     def packed(self, tenant: Any, arrays: list, source: str) -> list:
         """The tenant's arrays (in ``get_weights()`` order) packed, one flat tensor per
         dtype, each cast to its variables' dtype; a wrong count or shape names the
         tenant, the source, the weight and both shapes."""
-        weights = self.model.weights
-        if len(arrays) != len(weights):
+        if len(arrays) != len(self.slots):
             raise ValueError(
                 f"tenant {tenant!r}: {source} holds {len(arrays)} weight arrays, and the "
-                f"architecture has {len(weights)} ({_weight_list(weights)})"
+                f"architecture has {len(self.slots)} ({self._weight_list()})"
             )
         buffers = [_aligned_empty(size, dtype) for size, dtype in self._group_sizes()]
         for index, (array, slot) in enumerate(zip(arrays, self.slots, strict=True)):
             shape = tuple(np.shape(array))
             if shape != slot.shape:
                 raise ValueError(
-                    f"tenant {tenant!r}: weight {index} ({weights[index].path}) of {source} "
+                    f"tenant {tenant!r}: weight {index} ({self.names[index]}) of {source} "
                     f"has shape {shape}, and the architecture's has {slot.shape}"
                 )
             buffers[slot.group][slot.offset : slot.offset + slot.size] = np.ravel(array)
         return [_tensor_sharing(buffer) for buffer in buffers]
+
+    def _weight_list(self) -> str:
+        pairs = zip(self.names[:4], self.slots[:4], strict=True)
+        shown = ", ".join(f"{name} {slot.shape}" for name, slot in pairs)
+        return shown + (", ..." if len(self.slots) > 4 else "")
 
     def _group_sizes(self) -> list[tuple[int, str]]:
         sizes = [0] * len(self.dtypes)
@@ -260,11 +268,6 @@ def _arrays_of(file) -> dict:
 
     file.visititems(keep)
     return arrays
-
-
-def _weight_list(weights: list) -> str:
-    shown = ", ".join(f"{v.path} {tuple(v.shape)}" for v in weights[:4])
-    return shown + (", ..." if len(weights) > 4 else "")
 
 
 def _first_sentences(error: Exception) -> str:
