@@ -219,7 +219,39 @@ def serving_architectures_extra(result: Mapping[str, Any]) -> str:
             f"| {number(row['predict_on_batch_us'])} | {speedup} "
             f"| {row['shared_traces']} / {row['dedicated_traces']} |"
         )
-    return "\n".join(lines) + "\n\n" + _serving_crossover(rows) + "\n" + _graph_alone_table(rows)
+    return (
+        "\n".join(lines)
+        + "\n\n"
+        + _serving_crossover(rows)
+        + "\n"
+        + _graph_alone_table(rows)
+        + _xla_choice_table(rows)
+    )
+
+
+def _xla_choice_table(rows: list[Mapping[str, Any]]) -> str:
+    """What ``choose_xla=True`` chose per architecture and batch, where the run has it."""
+    chosen = [row for row in rows if "xla_choice" in row]
+    if not chosen:
+        return ""
+    lines = [
+        "\nWith `SharedGraphPredictor(choose_xla=True)`: at the first request each shared "
+        "graph is traced plainly and for XLA and timed on that request's input, and XLA is "
+        "kept where it is faster and its output agrees; the trial times (µs, medians of "
+        "7 calls), then the steady time of the chosen graph and its speedup over a dedicated "
+        "`tf.function` per model (95% CI over the rounds):\n",
+        "| Architecture | Batch | Chosen | Trial: plain | Trial: XLA | Steady, chosen "
+        "| Speedup over dedicated (95% CI) |",
+        "|---|--:|---|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {text(row['architecture'])} | {row['batch']} | {text(row['xla_choice'])} "
+        f"| {_optional_number(row.get('xla_trial_plain_us'))} "
+        f"| {_optional_number(row.get('xla_trial_xla_us'))} "
+        f"| {number(row['shared_xla_us'])} | {_interval(row, 'xla_')} |"
+        for row in chosen
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _graph_alone_table(rows: list[Mapping[str, Any]]) -> str:
@@ -398,6 +430,83 @@ def tenant_memory_extra(result: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tenants_as_weights_extra(result: Mapping[str, Any]) -> str:
+    extra = result["extra"]
+    return (
+        _weights_latency_table(extra["latency"])
+        + _weights_memory_table(extra["memory"])
+        + _weights_first_request_table(extra["first_request"])
+    )
+
+
+def _weights_latency_table(rows: list[Mapping[str, Any]]) -> str:
+    lines = [
+        "\n**Latency as tenants grow**, one process and one predictor, at batch 1, after "
+        "every tenant was served once: milliseconds with 95% intervals; traces made by the "
+        "timed stream, and by the predictor in all; a new tenant's first request (median "
+        "over the tenants added at that count):\n",
+        "| Architecture | Tenants | Popularity | p50 (ms) | p99 (ms) | Traces in the stream "
+        "| Traces in all | First request (ms) |",
+        "|---|--:|---|--:|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {text(row['architecture'])} | {row['tenants']:,} | {text(row['popularity'])} "
+        f"| {_percentile_text(row['p50_ms'])} | {_percentile_text(row['p99_ms'])} "
+        f"| {row['stream_traces']:,} | {row['traces']:,} | {number(row['first_request_ms'])} |"
+        for row in rows
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _weights_memory_table(rows: list[Mapping[str, Any]]) -> str:
+    """Per architecture: memory per added tenant from the smallest to the largest count,
+    each count measured in a fresh interpreter, and its ratio to the weights' bytes."""
+    lines = [
+        "\n**Memory**, resident memory added by adding tenants as weights and serving each "
+        "once, after the architecture's first tenant (each figure in a fresh interpreter); "
+        "per added tenant: the difference between the two counts, divided by the tenants "
+        "added:\n",
+        "| Architecture | Tenants | Added (MB) | Traces | Weights per tenant (KB) "
+        "| Per added tenant (KB) | Per added tenant / weights |",
+        "|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    groups: dict = {}
+    for row in rows:
+        groups.setdefault(row["architecture"], []).append(row)
+    for group in groups.values():
+        low, high = min(group, key=lambda r: r["tenants"]), max(group, key=lambda r: r["tenants"])
+        added = high["tenants"] - low["tenants"]
+        per_tenant = (high["added_mb"] - low["added_mb"]) * 1024 / added if added else None
+        ratio = per_tenant / high["weights_kb"] if per_tenant is not None else None
+        for row in group:
+            last = row is high
+            lines.append(
+                f"| {text(row['architecture'])} | {row['tenants']:,} "
+                f"| {number(row['added_mb'])} | {row['traces']:,} | {number(row['weights_kb'])} "
+                f"| {_optional_number(per_tenant) if last else ''} "
+                f"| {_optional_number(ratio) if last else ''} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _weights_first_request_table(rows: list[Mapping[str, Any]]) -> str:
+    lines = [
+        "\n**A new tenant's first request from its `.weights.h5` file** (the architecture's "
+        "graph traced before), against Keras loading the same file into a model of the "
+        "architecture (`load_weights`) and one steady request; medians over the files:\n",
+        "| Architecture | Files | `load_weights` (ms) | One request (ms) "
+        "| First request from the file (ms) | First request / (load + one request) |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {text(row['architecture'])} | {row['files']:,} | {number(row['load_weights_ms'])} "
+        f"| {number(row['call_ms'])} | {number(row['first_request_ms'])} "
+        f"| {number(row['first_request_ms'] / (row['load_weights_ms'] + row['call_ms']), 2)} |"
+        for row in rows
+    ]
+    return "\n".join(lines) + "\n"
+
+
 RAY_SERVE_LABELS = {
     "dedicated": "a `tf.function` per model loaded",
     "shared": "one `SharedGraphPredictor` per replica",
@@ -427,6 +536,7 @@ def ray_serve_table(rows: list) -> str:
 EXTRA_RENDERERS = {
     "many_tenants": many_tenants_extra,
     "tenant_memory": tenant_memory_extra,
+    "tenants_as_weights": tenants_as_weights_extra,
     "explainer_at_scale": explainer_at_scale_extra,
     "weight_cache": weight_cache_extra,
     "serving_architectures": serving_architectures_extra,

@@ -144,24 +144,42 @@ def rows(row: dict) -> dict:
 # Per architecture and batch: times per call, speedups of the shared graph with intervals.
 SERVING_ARCHITECTURES = record(
     {
-        "architectures": rows(
-            {
-                "architecture": TEXT,
-                **dict.fromkeys(("variables", "batch"), COUNT),
-                "route": TEXT,
-                **dict.fromkeys(("shared_traces", "dedicated_traces", "rounds"), COUNT),
-                **dict.fromkeys(
-                    ("shared_us", "dedicated_us", "graph_us", "predict_on_batch_us"), POSITIVE
-                ),
-                **dict.fromkeys(
-                    (
-                        f"{prefix}speedup_{part}"
-                        for prefix in ("", "graph_")
-                        for part in ("median", "ci_low", "ci_high")
+        "architectures": list_of(
+            fields(
+                {
+                    "architecture": TEXT,
+                    **dict.fromkeys(("variables", "batch"), COUNT),
+                    "route": TEXT,
+                    **dict.fromkeys(("shared_traces", "dedicated_traces", "rounds"), COUNT),
+                    **dict.fromkeys(
+                        ("shared_us", "dedicated_us", "graph_us", "predict_on_batch_us"),
+                        POSITIVE,
                     ),
-                    POSITIVE,
-                ),
-            }
+                    **dict.fromkeys(
+                        (
+                            f"{prefix}speedup_{part}"
+                            for prefix in ("", "graph_")
+                            for part in ("median", "ci_low", "ci_high")
+                        ),
+                        POSITIVE,
+                    ),
+                },
+                # With choose_xla=True (results from before it have none of these).
+                optional={
+                    "xla_choice": TEXT,
+                    **dict.fromkeys(
+                        (
+                            "xla_trial_plain_us",
+                            "xla_trial_xla_us",
+                            "shared_xla_us",
+                            *(f"xla_speedup_{p}" for p in ("median", "ci_low", "ci_high")),
+                        ),
+                        POSITIVE,
+                    ),
+                },
+                closed=False,
+            ),
+            non_empty=True,
         ),
     }
 )
@@ -241,6 +259,33 @@ EXTRA = {
                     **dict.fromkeys(("tenants", "traces"), COUNT),
                     "weights_kb": POSITIVE,
                     **dict.fromkeys(("models_mb", "serving_mb"), NUMBER),
+                }
+            ),
+        }
+    ),
+    "tenants_as_weights": record(
+        {
+            "latency": rows(
+                {
+                    **dict.fromkeys(("architecture", "popularity"), TEXT),
+                    **dict.fromkeys(("tenants", "requests", "stream_traces", "traces"), COUNT),
+                    **dict.fromkeys(("p50_ms", "p99_ms"), PERCENTILE),
+                    **dict.fromkeys(("weights_kb", "first_request_ms"), POSITIVE),
+                }
+            ),
+            "memory": rows(
+                {
+                    "architecture": TEXT,
+                    **dict.fromkeys(("tenants", "traces"), COUNT),
+                    "weights_kb": POSITIVE,
+                    "added_mb": NUMBER,
+                }
+            ),
+            "first_request": rows(
+                {
+                    "architecture": TEXT,
+                    **dict.fromkeys(("files", "traces"), COUNT),
+                    **dict.fromkeys(("load_weights_ms", "call_ms", "first_request_ms"), POSITIVE),
                 }
             ),
         }

@@ -30,6 +30,7 @@ TRACES = {
     "serving_architectures": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
     "serving_without_onednn": {"dedicated": 2, "shared_graph": 1, "predict_on_batch": 0},
     "tenant_memory": {"dedicated": 4, "shared": 1},
+    "tenants_as_weights": {"models": 1, "weights": 1},
     "trace_memory": {"per_shape": 12, "signature": 1},
     "weight_cache": {"dedicated": 10, "weight_swap": 1, "shared_graph": 1},
 }

@@ -371,13 +371,13 @@ def test_a_nan_output_eager_and_graph_agree_on_is_served_without_a_warning():
 def test_a_graph_that_differs_from_its_own_function_beyond_nan_still_falls_back(monkeypatch):
     # The own traced function is the reference only where it agrees: were it to differ
     # from the shared graph, the model leaves the shared route, naming both.
-    from tf_retracing.serving import own_route
+    from tf_retracing.serving import routing
 
-    real = own_route._OwnFunction.__call__
+    real = routing._traced_on_snapshot
     monkeypatch.setattr(
-        own_route._OwnFunction,
-        "__call__",
-        lambda self, x, held: (real(self, x, held)[0] + 1.0, None),
+        routing,
+        "_traced_on_snapshot",
+        lambda *args: (lambda own: lambda x: own(x) + 1.0)(real(*args)),
     )
     predictor = SharedGraphPredictor()
     x = seeded((4, FEATURES))

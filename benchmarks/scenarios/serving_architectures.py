@@ -99,6 +99,8 @@ class Served:
         self.models = [make(seed + k) for k in range(MODELS_PER_ARCHITECTURE)]
         self.x = tf.nest.map_structure(tf.constant, sample(batch, seed))
         self.predictor = SharedGraphPredictor()
+        # The same, choosing XLA or not per architecture at the first request.
+        self.xla_predictor = SharedGraphPredictor(choose_xla=True)
         # The route each model takes is recorded in the results instead of warned about.
         warnings.filterwarnings("ignore", category=ServingFallbackWarning)
         warnings.filterwarnings("ignore", category=StaleKerasStateWarning)
@@ -107,6 +109,26 @@ class Served:
 
     def shared(self, k: int):
         return self.predictor.predict(self.models[k], self.x)
+
+    def shared_xla(self, k: int):
+        return self.xla_predictor.predict(self.models[k], self.x)
+
+    def xla_choice(self) -> dict:
+        """What the XLA-choosing predictor chose for the architecture, as row fields."""
+        choices = list(self.xla_predictor.compilation(self.models[0]).values())
+        choice = choices[0] if choices else None
+        if choice is None:
+            return {"xla_choice": "not tried (own route)"}
+        if "plain_us" not in choice:
+            return {"xla_choice": choice["reason"]}
+        kept = "XLA" if choice["xla"] else "plain"
+        if not choice["agrees"]:
+            kept += f" (XLA's output differs: {choice['reason']})"
+        return {
+            "xla_choice": kept,
+            "xla_trial_plain_us": choice["plain_us"],
+            "xla_trial_xla_us": choice["xla_us"],
+        }
 
     def own(self, k: int):
         return self.dedicated[k](self.x)
@@ -144,6 +166,7 @@ def measure_architecture(name: str, maker, batch: int, rounds: int, calls: int) 
     served = Served(maker, batch, SEED)
     ways = {
         "shared": served.shared,
+        "shared_xla": served.shared_xla,
         "dedicated": served.own,
         "graph": served.graph_alone,
         "pob": served.predict_on_batch,
@@ -157,6 +180,7 @@ def measure_architecture(name: str, maker, batch: int, rounds: int, calls: int) 
             times[way].append(_round_us(ways[way], calls))
     ci = _speedup_ci(times["dedicated"], times["shared"])
     graph_ci = _speedup_ci(times["graph"], times["shared"])
+    xla_ci = _speedup_ci(times["dedicated"], times["shared_xla"])
     reason = served.predictor.fallback_reason(served.models[0])
     return {
         "architecture": name,
@@ -176,6 +200,13 @@ def measure_architecture(name: str, maker, batch: int, rounds: int, calls: int) 
         "graph_speedup_ci_low": graph_ci["ci_low"],
         "graph_speedup_ci_high": graph_ci["ci_high"],
         "rounds": rounds,
+        # With choose_xla=True: what was chosen at the first request, the two times that
+        # decided it, and the steady time and speedup over the dedicated function.
+        **served.xla_choice(),
+        "shared_xla_us": statistics.median(times["shared_xla"]),
+        "xla_speedup_median": xla_ci["median"],
+        "xla_speedup_ci_low": xla_ci["ci_low"],
+        "xla_speedup_ci_high": xla_ci["ci_high"],
     }
 
 

@@ -28,6 +28,22 @@ Inputs of one kind (nesting, dtypes, and shapes but for the batch and the dimens
 model's Inputs leave free) share one graph; a model whose call needs those dimensions while
 tracing (a reshape to ``x.shape[0]``) gets one graph per exact input shape instead.
 
+Tenants held as weights: ``add_weights(tenant, architecture, weights)`` keeps a tenant as
+its weight arrays (or the ``.weights.h5`` file they are read from at its first request),
+packed in one flat buffer per dtype that TensorFlow shares through DLPack, and serves
+``predict(tenant, x)`` through a graph of the architecture that takes the weights as
+arguments: no Keras model per tenant, one reference model (a clone) per architecture,
+which answers each tenant's first-request check. Files laid out as Keras writes the
+architecture's files (learnt once from a file Keras wrote) are read straight from HDF5;
+others through Keras's ``load_weights``.
+
+The first-request check reads the model's weights once (``_WeightsSnapshot``): a
+``set_weights`` in another thread during the check cannot make the graph look wrong.
+
+``choose_xla=True`` traces each shared graph plainly and with ``jit_compile=True`` at its
+first request and keeps the XLA one where its output agrees and its median call on that
+input is faster (``compilation(model)`` reports the choice and both times).
+
 What is followed from call to call: every variable's value (``set_weights``,
 ``variable.assign``, ``load_weights``, an optimizer's steps) and the ``Normalization``
 statistics derived from them. What is not: a change to a model's Python structure after

@@ -36,7 +36,10 @@ def _check_model(model: Any) -> None:
                 f"Keras 2 model ({legacy}, from tf-keras or TF_USE_LEGACY_KERAS=1): "
                 f"{_KERAS3_REASON}; build or load it with Keras 3's `keras`"
             )
-        raise TypeError(f"expected a Keras model, got {type(model).__name__}")
+        raise TypeError(
+            f"expected a Keras model, got {type(model).__name__} "
+            "(a tenant held as weights is served once add_weights has been given it)"
+        )
     if not model.built:
         raise ValueError(
             f"model {model.name!r} is not built: give it an Input or call it once on data"

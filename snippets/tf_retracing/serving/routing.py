@@ -45,8 +45,10 @@ from .own_route import (
 )
 from .shared_graph import (
     _Architecture,
+    _faster_of,
     _Graph,
     _template_key,
+    _trace_on_values,
 )
 from .state_checks import (
     _SUBCLASS,
@@ -55,11 +57,22 @@ from .state_checks import (
     _held_statistics,
     _layers_reason,
     _stale_message,
+    _state_difference,
     _structural_reason,
+    _traced_on_snapshot,
     _unrecomputable_layer,
     _unrecomputable_message,
     _unrecomputable_reason,
     _verification_mismatch,
+    _weights_defined_output,
+    _WeightsSnapshot,
+)
+from .weights_tenants import (
+    _eager_on_values,
+    _Reference,
+    _tenant_input_mismatch,
+    _weights_source,
+    _WeightsTenant,
 )
 
 
@@ -90,7 +103,9 @@ class SharedGraphPredictor:
     ``max_architectures`` architectures are kept, least recently used dropped first.
     """
 
-    def __init__(self, max_architectures: int = 16, *, strict: bool = False):
+    def __init__(
+        self, max_architectures: int = 16, *, strict: bool = False, choose_xla: bool = False
+    ):
         if isinstance(max_architectures, bool) or not isinstance(max_architectures, int):
             raise TypeError(f"max_architectures must be an int, got {max_architectures!r}")
         if max_architectures < 1:
@@ -98,10 +113,15 @@ class SharedGraphPredictor:
         _require_keras3()
         self.max_architectures = max_architectures
         self.strict = strict
+        # Trace each shared graph for XLA too, and keep it where it is faster and agrees.
+        self.choose_xla = choose_xla
         self._architectures: OrderedDict[str, _Architecture] = OrderedDict()
         self._served: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._lock = threading.RLock()
         self._traces = [0]  # a list, so traced functions can count without holding self
+        self._tenants: dict[Any, _WeightsTenant] = {}  # tenants held as weights
+        # Architecture key -> its reference model, kept while the predictor lives.
+        self._references: dict[str, _Reference] = {}
 
     def predict(self, model: keras.Model, x: Any) -> Any:
         """Return the output of ``model`` on ``x`` as its weights define it, computed in
@@ -122,6 +142,10 @@ class SharedGraphPredictor:
         TensorFlow raises while running the graph keeps its type and gains the same
         names), and ``UnsharableModelError`` instead of falling back when
         ``strict=True``."""
+        if not isinstance(model, keras.Model):
+            tenant = self._tenant(model)
+            if tenant is not None:
+                return self._predict_tenant(model, tenant, x)
         served = self._served.get(model) if isinstance(model, keras.Model) else None
         if served is None:
             served = self._admit(model)
@@ -144,7 +168,202 @@ class SharedGraphPredictor:
         Call it after changing a served model's structure (a layer's ``activation``,
         a replaced sub-layer): changes to its weights need nothing."""
         with self._lock:
-            self._served.pop(model, None)
+            if isinstance(model, keras.Model):
+                self._served.pop(model, None)
+            elif self._tenant(model) is not None:
+                del self._tenants[model]
+
+    def add_weights(self, tenant: Any, architecture: keras.Model | str, weights: Any) -> None:
+        """Serve ``tenant`` (any hashable id but a model: ``predict(tenant, x)``) from its
+        weights alone, through the shared graph of ``architecture``, with no Keras model
+        kept for it.
+
+        ``architecture`` is a model of the architecture (a plain ``Sequential`` or
+        functional model: it is cloned once per architecture, never kept) or the
+        ``architecture_key`` of one given before. ``weights`` is a list of arrays in
+        ``model.get_weights()`` order, or the path of a ``.weights.h5`` file
+        (``model.save_weights``), read on the tenant's first request. On its first request
+        for each kind of input the graph's output is checked against the architecture's
+        own call on the tenant's weights, as a model's is. Adding a tenant again replaces
+        its weights. Raises ``ValueError`` naming the tenant (and the file or weight) for
+        weights that do not fit, ``FileNotFoundError`` for a missing file, and
+        ``UnsharableModelError`` for an architecture a shared graph cannot serve."""
+        if isinstance(tenant, keras.Model):
+            raise TypeError(
+                f"add_weights takes a tenant id, not a model ({tenant.name!r}): "
+                "predict(model, x) serves a model as it is"
+            )
+        try:
+            hash(tenant)
+        except TypeError as error:
+            raise TypeError(f"a tenant id must be hashable, got {type(tenant).__name__}") from error
+        reference, key = self._reference(tenant, architecture)
+        arrays, path = _weights_source(tenant, weights)
+        values = None if arrays is None else reference.packed(tenant, arrays, "the list")
+        with self._lock:
+            self._tenants[tenant] = _WeightsTenant(key=key, values=values, path=path)
+
+    @property
+    def tenant_count(self) -> int:
+        """Tenants held as weights (``add_weights``)."""
+        return len(self._tenants)
+
+    def _tenant(self, tenant: Any) -> _WeightsTenant | None:
+        try:
+            return self._tenants.get(tenant)
+        except TypeError:  # unhashable: not a tenant
+            return None
+
+    def _reference(self, tenant: Any, architecture: Any) -> tuple[_Reference, str]:
+        """The reference model of an architecture given as a model or a key, built once."""
+        if isinstance(architecture, str):
+            reference = self._references.get(architecture)
+            if reference is None:
+                raise KeyError(
+                    f"tenant {tenant!r}: no architecture with this key was given to "
+                    "add_weights yet; pass a model of the architecture the first time"
+                )
+            return reference, architecture
+        _check_model(architecture)
+        key = architecture_key(architecture)
+        with self._lock:
+            reference = self._references.get(key)
+            if reference is None:
+                reference = self._new_reference(tenant, architecture, key)
+                self._references[key] = reference
+        return reference, key
+
+    def _new_reference(self, tenant: Any, model: keras.Model, key: str) -> _Reference:
+        reason = _structural_reason(model)
+        if reason is _SUBCLASS:
+            reason = (
+                f"it is a subclass ({type(model).__qualname__}), whose call its config does "
+                "not describe; build it as a Sequential or functional model"
+            )
+        unrecomputable = _unrecomputable_layer(model)
+        if reason is None and unrecomputable is not None:
+            reason = _unrecomputable_reason(unrecomputable)
+        reference = None
+        if reason is None:
+            try:
+                reference = _Reference.of(model)
+            except Exception as error:  # any failure means: not rebuildable from its config
+                reason = f"it cannot be rebuilt from its config ({type(error).__name__}: {error})"
+        if reason is None and architecture_key(reference.model) != key:
+            reason = "a clone built from its config has a different config or weights"
+        if reason is None:
+            reason = _state_difference(model, reference.model)
+        if reason is not None:
+            raise UnsharableModelError(
+                f"tenant {tenant!r}: the architecture of model {model.name!r} cannot be "
+                f"served from weights alone: {reason}"
+            )
+        return reference
+
+    def _predict_tenant(self, tenant: Any, record: _WeightsTenant, x: Any) -> Any:
+        reference = self._references[record.key]
+        try:
+            values = record.values
+            if values is None:  # read on first need; two first requests may both read it
+                values = record.values = reference.read(tenant, record.path)
+            arguments = reference.arguments(values)
+            if record.reason is not None:
+                return _eager_on_values(reference, arguments, x)
+            leaves, kind = _input_kind(x, reference.input_shapes)
+            kind = _served_kind(kind, leaves, record.exact_kinds)
+            graph = record.graphs.get(kind)
+            if graph is None:
+                graph = _of_any_shape(
+                    lambda kind: self._verified_tenant_graph(
+                        tenant, record, reference, arguments, leaves, kind
+                    ),
+                    kind,
+                    leaves,
+                    record.exact_kinds,
+                    refused=ValueError,
+                )
+                if graph is None:  # the check moved the tenant to the eager route
+                    return _eager_on_values(reference, arguments, x)
+            return graph.call_values(arguments, leaves)
+        except tf.errors.OpError as error:
+            message = f"{_tenant_input_mismatch(tenant, reference.model, x)}: {error.message}"
+            raise type(error)(error.node_def, error.op, message) from error
+        except (TypeError, ValueError) as error:
+            if str(error).startswith(f"tenant {tenant!r}"):
+                raise  # already names the tenant
+            raise ValueError(
+                f"{_tenant_input_mismatch(tenant, reference.model, x)}: {error}"
+            ) from error
+
+    def _graph_on_values(self, reference, kind, leaves: list, arguments: list) -> _Graph:
+        """The architecture's graph on weight values, traced (twice with ``choose_xla``,
+        the faster kept) on the first tenant's arguments."""
+
+        def trace(jit_compile: bool) -> _Graph:
+            return _trace_on_values(
+                reference.model,
+                kind,
+                leaves,
+                self._traces,
+                reference.argument_specs(),
+                reference.unpacked,
+                jit_compile,
+            )
+
+        graph = trace(False)
+        if self.choose_xla:
+            graph = _faster_of(graph, trace(True), lambda g: g.call_values(arguments, leaves))
+        return graph
+
+    def compilation(self, served: Any) -> dict:
+        """For a model or tenant: per kind of input it was served with, what XLA gave
+        when ``choose_xla`` tried it (``xla``: kept; ``plain_us``, ``xla_us``: median
+        microseconds per call; ``agrees``), or None where it was not tried."""
+        record = self._tenant(served) if not isinstance(served, keras.Model) else None
+        if record is None:
+            record = self._served.get(served) if isinstance(served, keras.Model) else None
+        if record is None:
+            raise KeyError(f"{served!r} has not been served yet")
+        return {kind: graph.compilation for kind, graph in record.graphs.items()}
+
+    def _verified_tenant_graph(self, tenant, record, reference, arguments, leaves, kind):
+        """The architecture's graph on weight values for this input kind, once its output
+        on the tenant's weights matched the reference model's own call on them."""
+        model = reference.model
+        _check_fits(model, leaves)
+        with self._lock:
+            graph = reference.graphs.get(kind)
+            if graph is None:
+                graph = reference.graphs[kind] = self._graph_on_values(
+                    reference, kind, leaves, arguments
+                )
+        # The tenant's values are tensors, never assigned: a snapshot as they stand.
+        snapshot = _WeightsSnapshot(_variables(model), reference.unpacked(arguments))
+        own_function = functools.cache(lambda: _traced_on_snapshot(model, snapshot, self._traces))
+        mismatch, eager_note = _verification_mismatch(
+            model,
+            kind[0],
+            leaves,
+            lambda probe: graph.call_values(arguments, probe),
+            lambda x: _weights_defined_output(model, x, snapshot),
+            lambda x: own_function()(x),
+            subject=f"tenant {tenant!r}",
+        )
+        if eager_note is not None:
+            _warn_at_caller(eager_note, EagerDifferenceWarning)
+        if mismatch is not None:
+            message = f"tenant {tenant!r} cannot share a graph: {mismatch}"
+            if self.strict:
+                raise UnsharableModelError(message)
+            _warn_at_caller(
+                f"{message}; it is served through its architecture's own call on its "
+                "weights instead",
+                ServingFallbackWarning,
+            )
+            record.reason = mismatch
+            return None
+        record.graphs[kind] = graph
+        return graph
 
     def _serve(self, model: keras.Model, served: _Served, x: Any) -> tuple[Any, Any]:
         """The outputs, and per adapted Normalization whether Keras's statistics are stale
@@ -188,6 +407,11 @@ class SharedGraphPredictor:
 
     def fallback_reason(self, model: keras.Model) -> str | None:
         """Why a served model takes its own route, or None if it uses the shared graph."""
+        if not isinstance(model, keras.Model):
+            tenant = self._tenant(model)
+            if tenant is None:
+                raise KeyError(f"no tenant {model!r} was given to add_weights")
+            return tenant.reason
         served = self._served.get(model)
         if served is None:
             raise KeyError(f"model {getattr(model, 'name', model)!r} has not been served yet")
@@ -244,18 +468,23 @@ class SharedGraphPredictor:
             # Traced again if it was dropped as least recently used since.
             architecture, mismatch = self._architecture(served.key, model)
             if mismatch is None:
-                graph = architecture.graph(kind, leaves, model, self._traces)
+                graph = architecture.graph(kind, leaves, model, self._traces, self.choose_xla)
                 mismatch = architecture.graph_difference(kind, leaves, model, self._traces)
         if mismatch is None:
             held = _held_statistics(served.normalizations)
+            # Every call of the check reads these values, whatever set_weights does meanwhile.
+            snapshot = _WeightsSnapshot(_variables(model))
             # Traced only where the eager call and the graph differ on NaN, and once.
-            own_function = functools.cache(lambda: _OwnFunction(model, self._traces))
+            own_function = functools.cache(
+                lambda: _traced_on_snapshot(model, snapshot, self._traces)
+            )
             mismatch, eager_note = _verification_mismatch(
                 model,
                 kind[0],
                 leaves,
-                lambda probe: graph.call(served.handles, probe, held)[0],
-                lambda x: own_function()(x, held)[0],
+                lambda probe: graph.call(snapshot.handles(), probe, held)[0],
+                lambda x: _weights_defined_output(model, x, snapshot),
+                lambda x: own_function()(x),
             )
             if eager_note is not None:
                 _warn_at_caller(eager_note, EagerDifferenceWarning)

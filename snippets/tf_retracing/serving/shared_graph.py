@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import functools
 import json
+import statistics
+import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tf_retracing import _internals
@@ -26,6 +29,7 @@ from .state_checks import (
     _TEMPLATE,
     _adapted_normalizations,
     _held_statistics,
+    _outputs_mismatch,
     _recomputed,
     _stale_flags,
     _state_difference,
@@ -39,6 +43,9 @@ class _Graph:
     concrete: Any
     fast_call: Any  # flat inputs -> outputs, or None where TensorFlow offers no such call
     trainable_count: int
+    # Where XLA was tried (choose_xla=True): whether it was kept, both times per call in
+    # microseconds and whether the outputs agreed (or why XLA could not run).
+    compilation: dict | None = None
 
     @functools.cached_property
     def signature(self) -> list:
@@ -52,6 +59,12 @@ class _Graph:
             return self.fast_call([*handles, *leaves, *held])
         count = self.trainable_count
         return self.concrete(handles[:count], handles[count:], leaves, held)
+
+    def call_values(self, values: list, leaves: list) -> Any:
+        """The outputs of a graph of ``_trace_on_values``, for a tenant's weight values."""
+        if self.fast_call is not None:
+            return self.fast_call([*values, *leaves])
+        return self.concrete(values, leaves)
 
 
 @dataclass
@@ -114,15 +127,26 @@ class _Architecture:
             self.template_ref = weakref.ref(model)
         return None
 
-    def graph(self, kind, leaves: list, model: keras.Model, traces: list) -> _Graph:
-        """The concrete function for this input kind, traced on first need."""
+    def graph(
+        self, kind, leaves: list, model: keras.Model, traces: list, choose_xla: bool = False
+    ) -> _Graph:
+        """The concrete function for this input kind, traced on first need (with
+        ``choose_xla``, traced twice, and the faster of the two kept: ``_faster_of``)."""
         graph = self.graphs.get(kind)
         if graph is None:
             graph = self._trace(kind, leaves, model, traces)
+            if choose_xla:
+                xla = self._trace(kind, leaves, model, traces, jit_compile=True)
+                tracer = self.tracer(model)
+                handles = [_internals.variable_handle(v) for v in _tracer_variables(tracer)]
+                held = _held_statistics(_adapted_normalizations(tracer))
+                graph = _faster_of(graph, xla, lambda g: g.call(handles, leaves, held)[0])
             self.graphs[kind] = graph
         return graph
 
-    def _trace(self, kind, leaves: list, model: keras.Model, traces: list) -> _Graph:
+    def _trace(
+        self, kind, leaves: list, model: keras.Model, traces: list, jit_compile: bool = False
+    ) -> _Graph:
         structure, leaf_kinds = kind
         specs = [tf.TensorSpec(shape, dtype) for shape, dtype in leaf_kinds]
         clone = self.tracer(model)
@@ -142,7 +166,7 @@ class _Architecture:
         non_trainable = [v.value for v in clone.non_trainable_variables]
         held_specs = [tf.TensorSpec.from_tensor(t) for t in _held_statistics(normalizations)]
         try:
-            concrete = tf.function(run).get_concrete_function(
+            concrete = tf.function(run, jit_compile=jit_compile).get_concrete_function(
                 trainable, non_trainable, specs, held_specs
             )
         except Exception as error:  # Keras refused this input while tracing
@@ -186,3 +210,84 @@ def _graph_signature(graph) -> list:
         inputs = [(position[t.op.name], t.value_index) for t in op.inputs]
         signature.append((op.type, inputs, attributes))
     return signature
+
+
+def _tracer_variables(model: keras.Model) -> list:
+    return [*model.trainable_variables, *model.non_trainable_variables]
+
+
+# Calls of each graph, alternated, whose median decides between XLA and the plain graph.
+XLA_TRIAL_CALLS = 7
+
+
+def _faster_of(plain: _Graph, xla: _Graph, call) -> _Graph:
+    """Of one graph traced plainly and for XLA (``jit_compile=True``), the XLA one where
+    its output agrees with the plain one's within ``TOLERANCES`` and its median time per
+    call over ``XLA_TRIAL_CALLS`` alternated calls is lower; else the plain one. ``call``
+    runs a graph on the first request's input and returns its outputs. XLA compiles for
+    each input shape it meets: a new batch size later costs a compilation (not a trace),
+    and the choice made on the first shape stands for every shape."""
+    expected = _materialized(call(plain))
+    try:
+        got = _materialized(call(xla))  # compiles
+    except Exception as error:  # XLA could not compile or run this graph: keep the plain one
+        plain.compilation = {"xla": False, "reason": f"XLA failed: {type(error).__name__}"}
+        return plain
+    mismatch = _outputs_mismatch(got, expected)
+    times: dict[int, list[float]] = {id(plain): [], id(xla): []}
+    for _ in range(XLA_TRIAL_CALLS):
+        for graph in (plain, xla):
+            started = time.perf_counter()
+            _materialized(call(graph))
+            times[id(graph)].append((time.perf_counter() - started) * 1e6)
+    plain_us, xla_us = (statistics.median(times[id(g)]) for g in (plain, xla))
+    chosen = xla if mismatch is None and xla_us < plain_us else plain
+    chosen.compilation = {
+        "xla": chosen is xla,
+        "plain_us": plain_us,
+        "xla_us": xla_us,
+        "agrees": mismatch is None,
+        "reason": mismatch,
+    }
+    return chosen
+
+
+def _materialized(outputs: Any) -> Any:
+    return tf.nest.map_structure(np.asarray, outputs)
+
+
+def _trace_on_values(
+    reference: keras.Model,
+    kind,
+    leaves: list,
+    traces: list,
+    argument_specs: list,
+    unpacked,
+    jit_compile: bool = False,
+) -> _Graph:
+    """A concrete function of ``reference``'s call whose variables' values come from its
+    arguments (``argument_specs``; ``unpacked`` turns them into every variable's value,
+    trainable ones, then the others): the graph of tenants held as weights, whose weights
+    are tensors rather than variables. Adapted ``Normalization`` statistics are
+    recomputed from the values, as on the handle-taking graph."""
+    structure, leaf_kinds = kind
+    variables = [*reference.trainable_variables, *reference.non_trainable_variables]
+    normalizations = _adapted_normalizations(reference)
+
+    def run(arguments, flat_x):  # pragma: no cover - runs while tracing
+        traces[0] += 1
+        mapping = list(zip(variables, unpacked(arguments), strict=True))
+        with keras.StatelessScope(state_mapping=mapping), _recomputed(normalizations):
+            return reference(_unflatten(structure, flat_x), training=False)
+
+    specs = [tf.TensorSpec(shape, dtype) for shape, dtype in leaf_kinds]
+    try:
+        concrete = tf.function(run, jit_compile=jit_compile).get_concrete_function(
+            argument_specs, specs
+        )
+    except Exception as error:  # Keras refused this input while tracing
+        raise ValueError(
+            f"the architecture expects inputs like {_describe_inputs(reference)}; "
+            f"got {_describe_leaves(leaves)}: {error}"
+        ) from error
+    return _Graph(concrete, _internals.flat_caller(concrete), len(argument_specs))

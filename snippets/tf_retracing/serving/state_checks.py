@@ -231,24 +231,28 @@ TOLERANCES = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-4, "float64": 1e-
 
 
 def _verification_mismatch(
-    model: keras.Model, structure, leaves: list, shared, own_graph
+    model: keras.Model, structure, leaves: list, shared, reference, own_graph, subject=None
 ) -> tuple[str | None, str | None]:
-    """Compare the shared graph with ``model(x, training=False)`` on x and a probe: the
-    mismatch, if any, and a note for a model whose graphs differ from its eager call only
-    where NaN is. TensorFlow's graph kernels may turn NaN into a number (a MatMul fused
-    with its Relu gives 0) where eager ones keep it, so there the model's own traced
-    function is the reference: serving it instead would give the same answer."""
+    """Compare the shared graph (``shared``, on flat inputs) with the model's own call
+    (``reference``, ``model(x, training=False)`` as the weights define it) on x and a
+    probe: the mismatch, if any, and a note for a model whose graphs differ from its eager
+    call only where NaN is. TensorFlow's graph kernels may turn NaN into a number (a
+    MatMul fused with its Relu gives 0) where eager ones keep it, so there the model's own
+    traced function (``own_graph``) is the reference: serving it instead would give the
+    same answer. The three must read one ``_WeightsSnapshot``: an update landing between
+    two of them would otherwise look like a graph that computes something else.
+    ``subject`` names what is served in the note (the model, unless given)."""
     note = None
     for probe in (leaves, _perturbed(leaves)):
         x = _unflatten(structure, probe)
-        got, expected = shared(probe), _weights_defined_output(model, x)
+        got, expected = shared(probe), reference(x)
         mismatch = _outputs_mismatch(got, expected)
         if mismatch is not None and _nan_positions_differ(got, expected):
             own_mismatch = _outputs_mismatch(got, own_graph(x))
             if own_mismatch is not None:
                 own = f"its own traced function ({own_mismatch})"
                 return f"the shared graph's output differs from {own}", None
-            note = _eager_difference_note(model, got, expected)
+            note = _eager_difference_note(subject or f"model {model.name!r}", got, expected)
             continue
         if mismatch is not None:
             return f"the shared graph's output differs from model(x) ({mismatch})", None
@@ -264,12 +268,12 @@ def _nan_positions_differ(got: Any, expected: Any) -> bool:
     )
 
 
-def _eager_difference_note(model: keras.Model, graph_output: Any, eager_output: Any) -> str:
+def _eager_difference_note(subject: str, graph_output: Any, eager_output: Any) -> str:
     graph_nan = sum(int(np.isnan(np.asarray(o)).sum()) for o in tf.nest.flatten(graph_output))
     eager_nan = sum(int(np.isnan(np.asarray(o)).sum()) for o in tf.nest.flatten(eager_output))
     size = sum(int(np.asarray(o).size) for o in tf.nest.flatten(eager_output))
     return (
-        f"model {model.name!r} gives NaN in {eager_nan} of {size} output values when called "
+        f"{subject} gives NaN in {eager_nan} of {size} output values when called "
         f"eagerly and in {graph_nan} in a traced graph (TensorFlow's graph and eager kernels "
         "differ on NaN, e.g. through a fused Relu): it is served from the shared graph, which "
         "answers as its own tf.function does, not as model(x) does; check its weights for NaN"
@@ -280,12 +284,65 @@ def _eager_difference_note(model: keras.Model, graph_output: Any, eager_output: 
 _REFERENCE_LOCK = threading.Lock()
 
 
-def _weights_defined_output(model: keras.Model, x: Any) -> Any:
-    """``model(x, training=False)`` with derived statistics recomputed from the weights
-    (and put back after), so that a model whose Keras state is stale is still verified
-    against what its weights define."""
-    with _REFERENCE_LOCK, _recomputed(_adapted_normalizations(model)):
+def _weights_defined_output(model: keras.Model, x: Any, snapshot: _WeightsSnapshot) -> Any:
+    """``model(x, training=False)`` on the snapshot's weights, with derived statistics
+    recomputed from them (and put back after), so that a model whose Keras state is stale
+    is still verified against what its weights define."""
+    with (
+        _REFERENCE_LOCK,
+        keras.StatelessScope(state_mapping=snapshot.mapping()),
+        _recomputed(_adapted_normalizations(model)),
+    ):
         return model(x, training=False)
+
+
+class _WeightsSnapshot:
+    """A model's weights read once, for a check whose calls must all see the same ones.
+
+    A ``set_weights`` in another thread between two calls of a check would make them
+    disagree although the graph computes what the model computes. TensorFlow copies a
+    variable's buffer on assignment while a tensor read from it is alive, so the values
+    read here stay as they were. The eager reference reads them through a Keras
+    ``StatelessScope`` (thread-local: other threads still write the model's variables);
+    a graph that takes variable handles reads them from variables made for the check.
+    """
+
+    def __init__(self, variables: list, values: list | None = None):
+        self.variables = variables
+        self.values = values if values is not None else [_read(v) for v in variables]
+        self._handles = None
+
+    def mapping(self) -> list:
+        return list(zip(self.variables, self.values, strict=True))
+
+    def handles(self) -> list:
+        """Handles of variables holding the snapshot, made on first need."""
+        if self._handles is None:
+            self._copies = [tf.Variable(value, trainable=False) for value in self.values]
+            self._handles = [copy.handle for copy in self._copies]
+        return self._handles
+
+
+def _read(variable) -> tf.Tensor:
+    """A variable's value now (a Keras variable's backing tf.Variable, read)."""
+    return tf.convert_to_tensor(getattr(variable, "value", variable))
+
+
+def _traced_on_snapshot(model: keras.Model, snapshot: _WeightsSnapshot, traces: list):
+    """The model's own call traced once (not kept) with its variables read from the
+    snapshot's values, passed as arguments: the reference where graph and eager kernels
+    differ on NaN, consistent with the other calls of the check."""
+    layers = _adapted_normalizations(model)
+    variables = snapshot.variables
+
+    @tf.function
+    def run(values, x):  # pragma: no cover - runs while tracing
+        traces[0] += 1
+        mapping = list(zip(variables, values, strict=True))
+        with keras.StatelessScope(state_mapping=mapping), _recomputed(layers):
+            return model(x, training=False)
+
+    return lambda x: run(snapshot.values, x)
 
 
 def _outputs_mismatch(got: Any, expected: Any) -> str | None:

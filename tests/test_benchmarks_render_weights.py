@@ -1,0 +1,90 @@
+"""The tables of tenants_as_weights and of the XLA choice in serving_architectures, from
+hand-made results: what each figure is computed from."""
+
+from __future__ import annotations
+
+from benchmarks.render import _xla_choice_table, tenants_as_weights_extra
+
+
+def percentile(value):
+    return {"value": value, "ci_low": value * 0.9, "ci_high": value * 1.1}
+
+
+RESULT = {
+    "extra": {
+        "latency": [
+            {
+                "architecture": "MLP",
+                "tenants": 10_000,
+                "popularity": "Zipf",
+                "requests": 2000,
+                "weights_kb": 29.25,
+                "p50_ms": percentile(0.25),
+                "p99_ms": percentile(0.5),
+                "stream_traces": 0,
+                "traces": 1,
+                "first_request_ms": 3.5,
+            }
+        ],
+        "memory": [
+            {
+                "architecture": "MLP",
+                "tenants": 1000,
+                "traces": 1,
+                "weights_kb": 30.0,
+                "added_mb": 30.0,
+            },
+            {
+                "architecture": "MLP",
+                "tenants": 3000,
+                "traces": 1,
+                "weights_kb": 30.0,
+                "added_mb": 100.0,
+            },
+        ],
+        "first_request": [
+            {
+                "architecture": "MLP",
+                "files": 30,
+                "traces": 1,
+                "load_weights_ms": 8.0,
+                "call_ms": 2.0,
+                "first_request_ms": 5.0,
+            }
+        ],
+    }
+}
+
+
+def test_memory_per_added_tenant_is_the_difference_between_counts_over_the_weights():
+    table = tenants_as_weights_extra(RESULT)
+    # (100 - 30) MB over 2,000 tenants = 35.84 KB, 1.19 times 30 KB.
+    assert "| MLP | 3,000 | 100 | 1 | 30.0 | 35.8 | 1.19 |" in table
+    assert "| MLP | 1,000 | 30.0 | 1 | 30.0 |  |  |" in table
+
+
+def test_first_request_is_compared_with_load_plus_one_call():
+    assert "| MLP | 30 | 8.00 | 2.00 | 5.00 | 0.50 |" in tenants_as_weights_extra(RESULT)
+
+
+def test_latency_rows_show_intervals_and_traces():
+    table = tenants_as_weights_extra(RESULT)
+    assert (
+        "| MLP | 10,000 | Zipf | 0.250 (0.225–0.275) | 0.500 (0.450–0.550) | 0 | 1 | 3.50 |"
+        in table
+    )
+
+
+def test_the_xla_table_appears_only_for_results_that_have_the_choice():
+    row = {"architecture": "BiGRU", "batch": 1, "shared_us": 100.0}
+    assert _xla_choice_table([row]) == ""
+    row.update(
+        xla_choice="XLA",
+        xla_trial_plain_us=700.0,
+        xla_trial_xla_us=100.0,
+        shared_xla_us=90.0,
+        xla_speedup_median=7.0,
+        xla_speedup_ci_low=6.5,
+        xla_speedup_ci_high=7.5,
+    )
+    assert "| BiGRU | 1 | XLA | 700 | 100 | 90.0 | 7.00 (6.50–7.50) |" in _xla_choice_table([row])
