@@ -50,6 +50,12 @@ _GENERATE_WORD_BY_WORD = (
 )
 _UDACITY = "courses/udacity_intro_to_tensorflow_for_deep_learning"
 REVIEWS: dict[tuple, tuple[bool, str]] = {
+    review_key("tensorflow/docs", "site/en/guide/function.ipynb", 55, 3, "TFL005"): (
+        True,
+        "the guide's own example of the ValueError: f creates tf.Variable(1.0) on every trace "
+        "and the cell calls it under assert_raises; found once the body rules read a "
+        "function whose name the notebook defines again",
+    ),
     review_key("tensorflow/docs", "site/en/tutorials/images/segmentation.ipynb", 20, 4, "TFL004"): (
         True,
         "show_predictions predicts each of `num` batches separately (3 in the tutorial's "
