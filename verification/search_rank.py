@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -35,7 +36,11 @@ let handler, last;
 globalThis.self = globalThis;
 globalThis.addEventListener = (type, fn) => { handler = fn; };
 globalThis.postMessage = message => { last = message; };
-globalThis.importScripts = () => {};
+// The worker the site runs may load others (importScripts), by URLs relative to itself.
+const path = require("path");
+globalThis.importScripts = (...urls) => {
+  for (const url of urls) require(path.resolve(path.dirname(process.argv[2]), url));
+};
 require(process.argv[2]);
 const index = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const queries = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
@@ -60,6 +65,26 @@ const top = Number(process.argv[5]);
   process.stdout.write(JSON.stringify(answers));
 })();
 """
+
+
+def site_worker(site: Path) -> Path:
+    """The search worker the built ``site`` runs: the one its pages name in the theme's
+    configuration (``<script id="__config">``), so that a worker the site swaps in is the
+    one measured."""
+    page = site / "index.html"
+    if not page.is_file():
+        raise SystemExit(f"search_rank: {page} not found: build the site first")
+    found = re.search(
+        r'<script id="__config" type="application/json">(.*?)</script>',
+        page.read_text(encoding="utf-8"),
+        re.DOTALL,
+    )
+    if found is None:
+        raise SystemExit(f"search_rank: {page} holds no theme configuration (__config)")
+    worker = (site / json.loads(found[1])["search"]).resolve()
+    if not worker.is_file():
+        raise SystemExit(f"search_rank: the site names the search worker {worker}; not found")
+    return worker
 
 
 def worker_script() -> Path:
@@ -88,7 +113,7 @@ def rank(site: Path, queries: list[str], top: int = 5) -> list[list[dict]]:
         asked = Path(folder) / "queries.json"
         asked.write_text(json.dumps(queries), encoding="utf-8")
         result = subprocess.run(
-            [node, str(shim), str(worker_script()), str(index), str(asked), str(top)],
+            [node, str(shim), str(site_worker(site)), str(index), str(asked), str(top)],
             capture_output=True,
             text=True,
             check=True,

@@ -1,0 +1,1 @@
+"""Pagefind, ranked on a built site: see verification.search_heldout."""
