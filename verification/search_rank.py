@@ -116,8 +116,9 @@ def rank(site: Path, queries: list[str], top: int = 5) -> list[list[dict]]:
             [node, str(shim), str(site_worker(site)), str(index), str(asked), str(top)],
             capture_output=True,
             text=True,
-            check=True,
         )
+    if result.returncode != 0:
+        raise SystemExit(f"search_rank: the search worker failed under node:\n{result.stderr}")
     return json.loads(result.stdout)
 
 
