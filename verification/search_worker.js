@@ -3,30 +3,30 @@
 // (mkdocs.yml: separator, pipeline with the stemmer, field boosts). Material makes every
 // query word a prefix and skips lunr's query pipeline, so the index is stemmed and the
 // query is not: "warnings" would miss "warning" and "serve" miss "Serving". This file
-// changes how a query's words are read and scored, not the index and not the results'
-// shape, by wrapping three lunr functions the worker calls:
+// changes how a query's words are read, not the index and not the results'
+// shape, by wrapping two lunr functions the worker calls:
 //   - Builder.build: keeps the index, so that the query can ask which words it holds;
 //   - QueryParser.parse: each query word is stemmed like the index, and words that are data
 //     (numbers, addresses, log prefixes, single letters) are dropped; only the last word
-//     stays a prefix (it may be half typed);
-//   - Index.query: an entry's score is scaled by the share of the query's words it holds, so
-//     a passage holding every word is not buried under a heading holding one.
+//     stays a prefix (it may be half typed); a word the index lacks falls back to the
+//     longest indexed word it starts with ("linter" finds "lint").
+// Weighing the share of query words an entry holds beyond what Material already does (its
+// score * (1 + (page + share) ** 2)), and undoing Material's bonus for a page's own entry,
+// were tried on the tune half of the held-out queries and dropped: neither placed more
+// answering pages first, and both placed fewer of tests/fixtures/search/queries.toml.
 // tests/test_search_machinery.py runs it under Node against a small index.
 ;(function (lunr) {
   "use strict"
 
   // Query words that are data, not words: numbers and versions (5, 2.16.1, 1e-3), memory
-  // addresses (0x7f3c403e47b8) and long hex runs, glog prefixes (W0413, I0000), one letter.
-  const DATA = /^(?:\d[\d.,:e+-]*|0x[0-9a-f]+|[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*|[iwef]\d{4}|.)$/
+  // addresses (0x7f3c403e47b8) and hex runs of six or more, glog prefixes (W0413, I0000), one letter.
+  const DATA = /^(?:\d[\d.,:e+-]*|0x[0-9a-f]+|(?=[0-9a-f]{6,}$)[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*|[iwef]\d{4}|.)$/
 
   // A stem the index does not hold falls back to the longest indexed word it starts with,
   // when that is at least this long and this share of it ("linter" finds "lint").
   const FALLBACK_MIN_LENGTH = 4
   const FALLBACK_MIN_SHARE = 0.6
   const FALLBACK_BOOST = 0.5
-
-  // How much the share of query words an entry holds weighs: score * share ** COVERAGE.
-  const COVERAGE = 2
 
   let index // the last index built: the site's
 
@@ -37,29 +37,28 @@
     for (let end = term.length - 1; end >= FALLBACK_MIN_LENGTH; end--) {
       const shorter = term.slice(0, end)
       if (end / term.length < FALLBACK_MIN_SHARE) break
-      if (Object.prototype.hasOwnProperty.call(index.invertedIndex, shorter)) return shorter
+      if (holdsWord(shorter)) return shorter
     }
     return undefined
   }
 
+  const holdsWord = word => Object.prototype.hasOwnProperty.call(index.invertedIndex, word)
+  const holdsPrefix = word => Object.keys(index.invertedIndex).some(term => term.startsWith(word))
+
   // One clause as Material's parser left it ("warnings*") -> the clause to search, or null.
   function readClause(clause, last) {
     const typed = clause.term.replace(/\*/g, "")
-    if (DATA.test(typed)) return null
+    if (!typed || DATA.test(typed)) return null
     const word = stem(typed)
+    const typing = last && clause.term.endsWith("*") // the word being typed: a prefix
     clause.usePipeline = false // stemmed here, and only once
-    if (last && clause.term.endsWith("*")) {
-      clause.term = word + "*" // the word being typed: a prefix of the stem
-      return clause
-    }
-    clause.term = word
     clause.wildcard = lunr.Query.wildcard.NONE
-    if (index && !Object.prototype.hasOwnProperty.call(index.invertedIndex, word)) {
-      const shorter = fallback(word)
-      if (shorter) {
-        clause.term = shorter
-        clause.boost = (clause.boost || 1) * FALLBACK_BOOST
-      }
+    clause.term = typing ? word + "*" : word
+    if (!index || (typing ? holdsPrefix(word) : holdsWord(word))) return clause
+    const shorter = fallback(word)
+    if (shorter) {
+      clause.term = shorter
+      clause.boost = (clause.boost || 1) * FALLBACK_BOOST
     }
     return clause
   }
@@ -83,24 +82,4 @@
     return query
   }
 
-  function holds(result, clause) {
-    const term = clause.term.replace(/\*$/, "")
-    return Object.keys(result.matchData.metadata).some(found =>
-      clause.term.endsWith("*") ? found.startsWith(term) : found === term)
-  }
-
-  const query = lunr.Index.prototype.query
-  lunr.Index.prototype.query = function (fn) {
-    let asked = []
-    const results = query.call(this, built => {
-      fn(built)
-      asked = built.clauses.filter(c => c.presence !== lunr.Query.presence.PROHIBITED)
-    })
-    if (asked.length < 2) return results
-    for (const result of results) {
-      const share = asked.filter(clause => holds(result, clause)).length / asked.length
-      result.score *= share ** COVERAGE
-    }
-    return results.sort((a, b) => b.score - a.score)
-  }
 })(self.lunr)
