@@ -150,8 +150,7 @@ def test_a_passage_with_every_word_is_not_buried_under_a_heading_with_one(tmp_pa
         doc(
             "savedmodel/",
             "Restored signatures",
-            "A signature wrapper called without its examples argument: missing required "
-            "arguments.",
+            "A signature wrapper called without its examples argument: missing required arguments.",
         ),
     ]
     query = "TypeError: signature_wrapper(*, examples) missing required arguments: examples"

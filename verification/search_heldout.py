@@ -53,7 +53,7 @@ RULE = (
     "A query whose `page` is a page of the site is answered first when that page is the "
     "first result (results are grouped by page, as the search box shows them), and in the "
     "top 3 when it is among the first three. `rank` is its 1-based place among the first "
-    f"{TOP} results, null when it is not among them. A query with page = \"\" (no page of "
+    f'{TOP} results, null when it is not among them. A query with page = "" (no page of '
     "the site answers it, as marked before any ranking) has no right answer to rank: it is "
     "left out of `first` and `top3` and their denominator `answerable`, and listed under "
     "`no_answer` with what came first, so that a reader can judge whether the search "
@@ -147,7 +147,7 @@ def machinery_name(machinery: str) -> str:
     from importlib.metadata import version
 
     if machinery == "material":
-        return f"mkdocs-material {version('mkdocs-material')} search (lunr), as the site configures it"
+        return f"mkdocs-material {version('mkdocs-material')} search (lunr), as the site sets it up"
     return f"pagefind {version('pagefind')}"
 
 
@@ -215,8 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     run = measure(args.half, args.machinery, args.site)
     for entry in run["per_query"]:
         if entry["rank"] != 1:
-            print(f"  rank {entry['rank']}: {entry['text'][:90]!r} want {entry['page']}, "
-                  f"got {entry['top']}")
+            print(
+                f"  rank {entry['rank']}: {entry['text'][:90]!r} want {entry['page']}, "
+                f"got {entry['top']}"
+            )
     for entry in run["no_answer"]:
         print(f"  no answer: {entry['text'][:90]!r}: first {entry['first']}")
     print(summary(run))

@@ -21,8 +21,14 @@ PAGE = "guide/messages.md"
 MARKER = "<!-- symptom index -->"
 FIELDS = ("title", "shown", "package", "version", "path", "literals", "answer")
 REPOSITORIES = {
-    "tensorflow": ("TensorFlow", "https://github.com/tensorflow/tensorflow/blob/v{version}/tensorflow/{path}"),
-    "tf_keras": ("tf-keras", "https://github.com/keras-team/tf-keras/blob/v{version}/tf_keras/{path}"),
+    "tensorflow": (
+        "TensorFlow",
+        "https://github.com/tensorflow/tensorflow/blob/v{version}/tensorflow/{path}",
+    ),
+    "tf_keras": (
+        "tf-keras",
+        "https://github.com/keras-team/tf-keras/blob/v{version}/tf_keras/{path}",
+    ),
 }
 
 
