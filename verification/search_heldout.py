@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gzip
 import json
 import subprocess
 import sys
@@ -126,8 +127,11 @@ def rank_material(site: Path, texts: list[str]) -> tuple[list[list[str]], dict]:
     from verification.search_rank import rank, site_worker
 
     answers = rank(site, texts, TOP)
+    index = (site / "search" / "search_index.json").read_bytes()
     cost = {
-        "index_bytes": (site / "search" / "search_index.json").stat().st_size,
+        "index_bytes": len(index),
+        # What a reader downloads when the server compresses (GitHub Pages sends gzip).
+        "index_gzip_bytes": len(gzip.compress(index, compresslevel=6)),
         "worker_bytes": worker_bytes(site_worker(site)),
     }
     return [[result["page"] for result in results] for results in answers], cost
@@ -151,12 +155,12 @@ def machinery_name(machinery: str) -> str:
     return f"pagefind {version('pagefind')}"
 
 
-def measure(half: str, machinery: str, site: Path | None) -> dict:
+def measure(half: str, machinery: str, site: Path | None, build_into: Path | None = None) -> dict:
     queries = load_queries(half)
     with tempfile.TemporaryDirectory() as folder:
         build_seconds = None
         if site is None:
-            site = Path(folder) / "site"
+            site = build_into or Path(folder) / "site"
             build_seconds = round(build_site(site), 1)
         if machinery == "material":
             rankings, cost = rank_material(site, [query["text"] for query in queries])
@@ -210,9 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     score.add_argument("--half", required=True, choices=HALVES)
     score.add_argument("--machinery", default="material", choices=("material", "pagefind"))
     score.add_argument("--site", type=Path, help="an already built site (else it is built)")
+    score.add_argument("--build-into", type=Path, help="build the site here and keep it")
     score.add_argument("--no-record", action="store_true", help="print, do not write")
     args = parser.parse_args(argv)
-    run = measure(args.half, args.machinery, args.site)
+    run = measure(args.half, args.machinery, args.site, args.build_into)
     for entry in run["per_query"]:
         if entry["rank"] != 1:
             print(

@@ -36,7 +36,7 @@ def worker_text(material_name: str, source: Path = WORKER_SOURCE) -> str:
 
 
 def worker_name(text: str) -> str:
-    return f"search-retracing.{hashlib.sha256(text.encode()).hexdigest()[:8]}.min.js"
+    return f"search-retracing.{hashlib.sha256(text.encode()).hexdigest()[:8]}.js"
 
 
 def point_config_at(page: str, name: str) -> str:

@@ -1,17 +1,21 @@
 """``python -m verification.search_rank SITE [--query TEXT ...] [--top N]``: what the site's
 search puts first, and why, without a browser.
 
-It runs the theme's own search worker (Material's ``search.*.min.js``, the file the browser
-runs) under Node on a built site's ``search/search_index.json``, so its ranking is the one
-tests/test_browser.py measures in the real search box; it also prints each result's score
-and which query words it matched, which the search box does not show. Without ``--query``
-it ranks every query of tests/fixtures/search/queries.toml, prints the misses with the
-results above the answering page, and the share first. Needs ``node`` on the PATH.
+It runs the search worker the built site's pages name (the site's own: Material's
+``search.*.min.js`` followed by verification/search_worker.js, see
+verification.search_machinery) under Node on the site's ``search/search_index.json``, so
+its ranking is the one tests/test_browser.py measures in the real search box; it also
+prints each result's score and which query words it matched, which the search box does
+not show. Without ``--query`` it ranks every query of tests/fixtures/search/queries.toml,
+prints the misses with the results above the answering page, and the share first. Needs
+``node`` on the PATH.
 
-Material's ranking, as its worker does it: every query word becomes a prefix (``word*``);
-a word in a section's heading (``title``) weighs 1000 times one in its text; a page's own
-entry (its title and the text before its first heading) gets a bonus over its sections;
-and a page's ``search: boost:`` multiplies the score of all its entries.
+The ranking, as the worker does it: each query word is stemmed as the index is, and only
+the last one is a prefix (the site's change; Material alone makes every word a prefix); a
+word in a section's heading (``title``) weighs ``fields: title: boost`` (mkdocs.yml) times
+one in its text; a page's own entry (its title and the text before its first heading) gets
+a bonus over its sections; and a page's ``search: boost:`` multiplies the score of all its
+entries.
 """
 
 from __future__ import annotations
