@@ -8,6 +8,10 @@ served over HTTP as a reader's browser would fetch it. The cost recorded: the se
 index took, and the bytes a reader downloads for one query (Pagefind loads its entry file,
 its WebAssembly, the index chunks and fragments the query needs), read from the browser's
 own resource timings.
+
+Pagefind is not a dependency of the project (the site keeps Material's search: see
+verification/search_heldout_results.json); to run this, install it into the environment:
+``.tools/bin/uv pip install --python .venv/bin/python "pagefind[extended]==1.5.2"``.
 """
 
 from __future__ import annotations

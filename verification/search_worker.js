@@ -7,7 +7,7 @@
 // shape, by wrapping two lunr functions the worker calls:
 //   - Builder.build: keeps the index, so that the query can ask which words it holds;
 //   - QueryParser.parse: each query word is stemmed like the index, and words that are data
-//     (numbers, addresses, log prefixes, single letters) are dropped; only the last word
+//     (numbers, addresses, log prefixes, single letters) or hyphens' prefixes are dropped; only the last word
 //     stays a prefix (it may be half typed); a word the index lacks falls back to the
 //     longest indexed word it starts with ("linter" finds "lint").
 // Weighing the share of query words an entry holds beyond what Material already does (its
@@ -21,6 +21,11 @@
   // Query words that are data, not words: numbers and versions (5, 2.16.1, 1e-3), memory
   // addresses (0x7f3c403e47b8) and hex runs of six or more, glog prefixes (W0413, I0000), one letter.
   const DATA = /^(?:\d[\d.,:e+-]*|0x[0-9a-f]+|(?=[0-9a-f]{6,}$)[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*|[iwef]\d{4}|.)$/
+
+  // Prefixes a hyphen leaves alone when it splits a word ("pre-trained" gives "pre", which
+  // matched "pre-commit"): they say little without the word they were joined to. Not the
+  // negations ("non-TensorFlow code" is a heading's subject), which say the opposite.
+  const PREFIXES = new Set(["pre", "post", "re", "co", "sub", "semi", "multi"])
 
   // A stem the index does not hold falls back to the longest indexed word it starts with,
   // when that is at least this long and this share of it ("linter" finds "lint").
@@ -48,7 +53,7 @@
   // One clause as Material's parser left it ("warnings*") -> the clause to search, or null.
   function readClause(clause, last) {
     const typed = clause.term.replace(/\*/g, "")
-    if (!typed || DATA.test(typed)) return null
+    if (!typed || DATA.test(typed) || PREFIXES.has(typed)) return null
     const word = stem(typed)
     const typing = last && clause.term.endsWith("*") // the word being typed: a prefix
     clause.usePipeline = false // stemmed here, and only once
