@@ -153,6 +153,22 @@ def test_data_bait_does_match_with_materials_worker_alone(tmp_path, needs_node):
     assert {"numbers/", "nightly/", "xla/"} & set(pages(site, PASTED))
 
 
+def test_a_passage_with_every_word_outranks_a_heading_with_one(tmp_path, needs_node):
+    docs = [
+        doc("examples/", "Seeing the warning in the examples", "Run them."),
+        doc("savedmodel/", "SavedModels", "Saving and loading."),
+        doc(
+            "savedmodel/#signatures",
+            "Signatures versus restored functions",
+            "A signature wrapper called without its examples argument: missing required arguments.",
+        ),
+    ]
+    query = "TypeError: signature_wrapper(*, examples) missing required arguments: examples"
+    assert pages(make_site(tmp_path, docs), query)[:1] == ["savedmodel/"]
+    # Material's worker alone puts the heading that holds "examples" first.
+    assert pages(make_site(tmp_path, docs, ours=False), query)[:1] == ["examples/"]
+
+
 def test_the_pages_name_the_site_worker():
     page = (
         '<p>x</p><script id="__config" type="application/json">{"base": "../..", '
