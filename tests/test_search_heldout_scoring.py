@@ -50,3 +50,23 @@ def test_a_first_run_is_kept_and_the_latest_replaced(tmp_path):
 def test_a_wrong_half_is_named():
     with pytest.raises(SystemExit, match="--half must be one of"):
         load_queries("both")
+
+
+def test_the_stock_copy_differs_in_the_machinery_only(tmp_path):
+    from verification.search_heldout import stock_copy
+    from verification.search_machinery import material_worker
+
+    site = tmp_path / "site"
+    (site / "search").mkdir(parents=True)
+    page = '<script id="__config">{"search": "w/search-retracing.0123abcd.js"}</script>'
+    (site / "index.html").write_text(page)
+    config = {"pipeline": ["stemmer"], "fields": {"title": {"boost": 20.0}}, "separator": "x"}
+    docs = [{"location": "a/", "title": "A", "text": "a", "boost": 0.5}]
+    (site / "search" / "search_index.json").write_text(json.dumps({"config": config, "docs": docs}))
+    copy = stock_copy(site, tmp_path)
+    assert f"w/{material_worker().name}" in (copy / "index.html").read_text()
+    index = json.loads((copy / "search" / "search_index.json").read_text())
+    assert index["config"]["pipeline"] == ["stopWordFilter"]
+    assert index["config"]["fields"]["title"] == {"boost": 1000.0}
+    assert index["config"]["separator"] == "x" and index["docs"] == docs
+    assert "search-retracing" in (site / "index.html").read_text()  # the site is left alone

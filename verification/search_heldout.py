@@ -12,6 +12,8 @@ for the tune half the baseline, for the sealed half its one score) beside the la
 Machineries:
 - ``material``: the site's search as built (Material for MkDocs' search plugin and the
   worker the site's pages name), ranked under Node by verification.search_rank;
+- ``material-stock``: the same built site with Material's search alone (its worker, no
+  stemmer, headings weighing 1000), as before issue 51, to tell the machinery's share;
 - ``pagefind``: Pagefind's index of the same built site, ranked by Pagefind's own
   ``pagefind.js`` in Chromium (Playwright), as a reader's browser would run it.
 
@@ -24,6 +26,8 @@ import argparse
 import datetime
 import gzip
 import json
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 QUERIES = ROOT / "tests" / "fixtures" / "search" / "held_out.toml"
 RESULTS = Path(__file__).resolve().parent / "search_heldout_results.json"
 HALVES = ("tune", "sealed")
+MACHINERIES = ("material", "material-stock", "pagefind")
 TOP = 10  # results kept per query: a rank below this is "not in the first 10"
 
 # What decides the ranking, hashed so that a run cannot silently stand for other code:
@@ -137,10 +142,31 @@ def rank_material(site: Path, texts: list[str]) -> tuple[list[list[str]], dict]:
     return [[result["page"] for result in results] for results in answers], cost
 
 
+def stock_copy(site: Path, folder: Path) -> Path:
+    """A copy of ``site`` whose search is Material's alone, as the project had it before
+    issue 51: Material's worker (the pages point at it again), its English pipeline (stop
+    words, no stemmer) and its heading weight (1000); the same pages, separator and page
+    boosts. What differs from ``site`` is then the machinery only."""
+    from verification.search_machinery import material_worker
+
+    copy = folder / "stock"
+    shutil.copytree(site, copy)
+    worker = material_worker().name
+    for page in copy.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        changed = re.sub(r"search-retracing\.[0-9a-f]+\.js", worker, text)
+        if changed != text:
+            page.write_text(changed, encoding="utf-8")
+    index_path = copy / "search" / "search_index.json"
+    index = json.loads(index_path.read_text(encoding="utf-8"))
+    index["config"]["pipeline"] = ["stopWordFilter"]
+    index["config"]["fields"]["title"] = {"boost": 1000.0}
+    index_path.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
+    return copy
+
+
 def worker_bytes(worker: Path) -> int:
     """Bytes of the worker and of the scripts it loads from beside it (importScripts)."""
-    import re
-
     total = worker.stat().st_size
     for name in re.findall(r'importScripts\("([^"]+)"\)', worker.read_text(encoding="utf-8")):
         total += (worker.parent / name).stat().st_size
@@ -152,6 +178,8 @@ def machinery_name(machinery: str) -> str:
 
     if machinery == "material":
         return f"mkdocs-material {version('mkdocs-material')} search (lunr), as the site sets it up"
+    if machinery == "material-stock":
+        return f"mkdocs-material {version('mkdocs-material')} search (lunr) alone: before issue 51"
     return f"pagefind {version('pagefind')}"
 
 
@@ -164,6 +192,9 @@ def measure(half: str, machinery: str, site: Path | None, build_into: Path | Non
             build_seconds = round(build_site(site), 1)
         if machinery == "material":
             rankings, cost = rank_material(site, [query["text"] for query in queries])
+        elif machinery == "material-stock":
+            stock = stock_copy(site, Path(folder))
+            rankings, cost = rank_material(stock, [query["text"] for query in queries])
         else:
             from verification.search_pagefind import rank_pagefind
 
@@ -212,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     score = sub.add_parser("score", help="rank one half and record it")
     score.add_argument("--half", required=True, choices=HALVES)
-    score.add_argument("--machinery", default="material", choices=("material", "pagefind"))
+    score.add_argument("--machinery", default="material", choices=MACHINERIES)
     score.add_argument("--site", type=Path, help="an already built site (else it is built)")
     score.add_argument("--build-into", type=Path, help="build the site here and keep it")
     score.add_argument("--no-record", action="store_true", help="print, do not write")
