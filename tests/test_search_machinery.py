@@ -180,3 +180,10 @@ def test_the_pages_name_the_site_worker():
     assert point_config_at("<p>no config</p>", "w.js") == "<p>no config</p>"
     with pytest.raises(ValueError, match="names no search worker"):
         point_config_at('<script id="__config" type="application/json">{}</script>', "w.js")
+
+
+def test_results_pages_weigh_less_and_others_keep_their_own():
+    from verification.search_machinery import search_boost
+
+    assert search_boost("benchmarks/results/cpu/predict_loop.md") == 0.3
+    assert search_boost("guide/keras-models.md") is None

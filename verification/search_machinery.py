@@ -1,6 +1,7 @@
 """The site's search worker: Material's, followed by verification/search_worker.js, which
 stems the query as the index is stemmed, drops the words of a pasted message that are data,
-and weighs how many of the query's words an entry holds (what and why: that file's header).
+and weighs down an entry that holds one word of a long query (what and why: that file's
+header); and the search weight of the pages generated from results files.
 
 docs/hooks/search_worker.py calls these at build time: the worker is written beside
 Material's under a name that changes with its content, and every page's theme
@@ -53,3 +54,17 @@ def point_config_at(page: str, name: str) -> str:
     config["search"] = f"{folder}/{name}"
     text = json.dumps(config, separators=(",", ":")).replace("</", "<\\/")
     return page[: found.start(2)] + text + page[found.end(2) :]
+
+
+# Pages generated from results files (benchmarks.results_pages): every figure as its key
+# path and value. Data that holds words of many queries ("predict_loop", "sequence_lengths",
+# "batch_size") and came first above the page that answers them; reached from the claims
+# that cite them, not from the search box, they weigh a little (the other benchmark pages:
+# 0.5).
+RESULTS_PAGES = "benchmarks/results/"
+RESULTS_PAGE_BOOST = 0.3
+
+
+def search_boost(src_uri: str) -> float | None:
+    """The search weight the build gives a page that has none of its own, or None."""
+    return RESULTS_PAGE_BOOST if src_uri.startswith(RESULTS_PAGES) else None
