@@ -1,23 +1,28 @@
 """``python -m verification.search_rank SITE [--query TEXT ...] [--top N]``: what the site's
 search puts first, and why, without a browser.
 
-It runs the theme's own search worker (Material's ``search.*.min.js``, the file the browser
-runs) under Node on a built site's ``search/search_index.json``, so its ranking is the one
-tests/test_browser.py measures in the real search box; it also prints each result's score
-and which query words it matched, which the search box does not show. Without ``--query``
-it ranks every query of tests/fixtures/search/queries.toml, prints the misses with the
-results above the answering page, and the share first. Needs ``node`` on the PATH.
+It runs the search worker the built site's pages name (the site's own: Material's
+``search.*.min.js`` followed by verification/search_worker.js, see
+verification.search_machinery) under Node on the site's ``search/search_index.json``, so
+its ranking is the one tests/test_browser.py measures in the real search box; it also
+prints each result's score and which query words it matched, which the search box does
+not show. Without ``--query`` it ranks every query of tests/fixtures/search/queries.toml,
+prints the misses with the results above the answering page, and the share first. Needs
+``node`` on the PATH.
 
-Material's ranking, as its worker does it: every query word becomes a prefix (``word*``);
-a word in a section's heading (``title``) weighs 1000 times one in its text; a page's own
-entry (its title and the text before its first heading) gets a bonus over its sections;
-and a page's ``search: boost:`` multiplies the score of all its entries.
+The ranking, as the worker does it: each query word is stemmed as the index is, and only
+the last one is a prefix (the site's change; Material alone makes every word a prefix); a
+word in a section's heading (``title``) weighs ``fields: title: boost`` (mkdocs.yml) times
+one in its text; a page's own entry (its title and the text before its first heading) gets
+a bonus over its sections; and a page's ``search: boost:`` multiplies the score of all its
+entries.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -35,7 +40,11 @@ let handler, last;
 globalThis.self = globalThis;
 globalThis.addEventListener = (type, fn) => { handler = fn; };
 globalThis.postMessage = message => { last = message; };
-globalThis.importScripts = () => {};
+// The worker the site runs may load others (importScripts), by URLs relative to itself.
+const path = require("path");
+globalThis.importScripts = (...urls) => {
+  for (const url of urls) require(path.resolve(path.dirname(process.argv[2]), url));
+};
 require(process.argv[2]);
 const index = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const queries = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
@@ -60,6 +69,26 @@ const top = Number(process.argv[5]);
   process.stdout.write(JSON.stringify(answers));
 })();
 """
+
+
+def site_worker(site: Path) -> Path:
+    """The search worker the built ``site`` runs: the one its pages name in the theme's
+    configuration (``<script id="__config">``), so that a worker the site swaps in is the
+    one measured."""
+    page = site / "index.html"
+    if not page.is_file():
+        raise SystemExit(f"search_rank: {page} not found: build the site first")
+    found = re.search(
+        r'<script id="__config" type="application/json">(.*?)</script>',
+        page.read_text(encoding="utf-8"),
+        re.DOTALL,
+    )
+    if found is None:
+        raise SystemExit(f"search_rank: {page} holds no theme configuration (__config)")
+    worker = (site / json.loads(found[1])["search"]).resolve()
+    if not worker.is_file():
+        raise SystemExit(f"search_rank: the site names the search worker {worker}; not found")
+    return worker
 
 
 def worker_script() -> Path:
@@ -88,11 +117,12 @@ def rank(site: Path, queries: list[str], top: int = 5) -> list[list[dict]]:
         asked = Path(folder) / "queries.json"
         asked.write_text(json.dumps(queries), encoding="utf-8")
         result = subprocess.run(
-            [node, str(shim), str(worker_script()), str(index), str(asked), str(top)],
+            [node, str(shim), str(site_worker(site)), str(index), str(asked), str(top)],
             capture_output=True,
             text=True,
-            check=True,
         )
+    if result.returncode != 0:
+        raise SystemExit(f"search_rank: the search worker failed under node:\n{result.stderr}")
     return json.loads(result.stdout)
 
 

@@ -1,0 +1,20 @@
+"""MkDocs hook: the symptom index (verification/symptoms/messages.toml) rendered into
+docs/guide/messages.md where the page holds its marker; the logic lives in
+``verification.symptoms``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verification.symptoms import MARKER, PAGE, load, render
+
+
+def on_page_markdown(markdown, page, config, **_):
+    if page.file.src_uri != PAGE:
+        return markdown
+    if MARKER not in markdown:
+        raise ValueError(f"{PAGE} lost its marker {MARKER!r}")
+    messages = load()
+    count = f"{len(messages)} messages"
+    body = render(messages, Path(config["docs_dir"]))
+    return markdown.replace(MARKER, body).replace("<!-- symptom count -->", count)

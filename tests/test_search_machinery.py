@@ -1,0 +1,189 @@
+"""The site's search worker (Material's + verification/search_worker.js), run under Node on
+small indexes: word forms match, what a pasted message carries as data does not decide the
+ranking, and the site's pages name the worker. Each case also runs Material's worker alone
+where the difference is the point, so that the test shows what the change does."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from verification.search_machinery import (
+    material_worker,
+    point_config_at,
+    worker_name,
+    worker_text,
+)
+from verification.search_rank import rank
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Permissive(yaml.SafeLoader):
+    """mkdocs.yml holds !ENV and other tags: read them as nothing."""
+
+
+_Permissive.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def site_search_config() -> dict:
+    """The search configuration mkdocs.yml gives the site (separator, pipeline, fields)."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Permissive)
+    for plugin in config["plugins"]:
+        if isinstance(plugin, dict) and "search" in plugin:
+            search = plugin["search"]
+            fields = {name: {"boost": float(v["boost"])} for name, v in search["fields"].items()}
+            return {
+                "lang": ["en"],
+                "separator": search["separator"],
+                "pipeline": search["pipeline"],
+                "fields": {**fields, "tags": {"boost": 1e6}},
+            }
+    raise AssertionError("mkdocs.yml configures no search plugin")
+
+
+def make_site(folder: Path, docs: list[dict], *, ours: bool = True) -> Path:
+    """A site of ``docs`` (location, title, text) with the site's search configuration and
+    the site's worker (or Material's alone)."""
+    site = folder / ("ours" if ours else "material")
+    workers = site / "assets" / "javascripts" / "workers"
+    workers.mkdir(parents=True)
+    shutil.copy(material_worker(), workers)
+    name = material_worker().name
+    if ours:
+        text = worker_text(name)
+        name = worker_name(text)
+        (workers / name).write_text(text, encoding="utf-8")
+    config = {"base": ".", "search": f"assets/javascripts/workers/{name}"}
+    (site / "index.html").write_text(
+        '<script id="__config" type="application/json">' + json.dumps(config) + "</script>",
+        encoding="utf-8",
+    )
+    (site / "search").mkdir()
+    index = {"config": site_search_config(), "docs": docs}
+    (site / "search" / "search_index.json").write_text(json.dumps(index), encoding="utf-8")
+    return site
+
+
+def pages(site: Path, query: str) -> list[str]:
+    return [result["page"] for result in rank(site, [query], top=10)[0]]
+
+
+def doc(location: str, title: str, text: str) -> dict:
+    return {"location": location, "title": title, "text": text}
+
+
+@pytest.fixture
+def needs_node():
+    if shutil.which("node") is None:
+        pytest.fail("these tests run the search worker under Node: install node")
+
+
+WORD_FORMS = [
+    doc("warning/", "The message", "TensorFlow prints a warning when a function traces."),
+    doc("serving/", "Serving", "Keeping one graph for many models."),
+    doc("lint/", "Lint", "Checks code before it runs."),
+    doc("executing/", "Graphs", "Tracing versus executing a function."),
+    doc("other/", "Other", "Nothing about any of these."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "page"),
+    [("warnings", "warning/"), ("serve", "serving/"), ("execution", "executing/")],
+)
+def test_a_word_finds_its_other_forms(tmp_path, needs_node, query, page):
+    assert pages(make_site(tmp_path, WORD_FORMS), query)[:1] == [page]
+    # Material's worker alone makes the word a prefix: it misses the other form.
+    assert page not in pages(make_site(tmp_path, WORD_FORMS, ours=False), query)
+
+
+def test_a_word_longer_than_the_indexed_one_falls_back_to_it(tmp_path, needs_node):
+    # "linter" stems to itself; the index holds "lint" (4 of its 6 letters).
+    assert pages(make_site(tmp_path, WORD_FORMS), "linter")[:1] == ["lint/"]
+
+
+def test_the_last_word_is_still_a_prefix_while_it_is_typed(tmp_path, needs_node):
+    site = make_site(tmp_path, WORD_FORMS)
+    assert pages(site, "exec")[:1] == ["executing/"]
+
+
+# What a pasted message carries besides its words, each next to a page that such data
+# matched by prefix in Material's search: a number ("1"), a letter ("n", "x"), an address.
+DATA_BAIT = [
+    doc("numpy/", "numpy inside a function", "A Tensor object has no attribute numpy."),
+    doc("numbers/", "1, 1.0 and True", "Three values, one trace: 5 calls, 32 calls, 157 lines."),
+    doc("nightly/", "nightly builds", "The n in nightly."),
+    doc("xla/", "XLA", "x64 and xla compile."),
+    doc("hex/", "Addresses", "0x7f3c403e47b8 0x0000022c2b694e50 w0413 136417104351360"),
+]
+CLEAN = "AttributeError: Tensor object has no attribute numpy"
+PASTED = (
+    "W0413 08:03:54.968961 136417104351360 polymorphic_function.py:157] AttributeError: "
+    "'Tensor' object has no attribute 'numpy' in model(x) at 0x7f3c403e47b8, n=5 1.0"
+)
+
+
+def test_a_pasted_message_ranks_as_its_clean_words(tmp_path, needs_node):
+    site = make_site(tmp_path, DATA_BAIT)
+    clean, pasted = pages(site, CLEAN), pages(site, PASTED)
+    assert pasted[:1] == clean[:1] == ["numpy/"]
+    assert not {"numbers/", "nightly/", "xla/", "hex/"} & set(pasted), pasted
+
+
+def test_a_hyphens_prefix_alone_matches_nothing(tmp_path, needs_node):
+    docs = [
+        doc("hooks/", "pre-commit hooks", "Run the linter before each commit."),
+        doc("models/", "Trained models", "A model trained once and served."),
+    ]
+    assert pages(make_site(tmp_path, docs), "pre-trained model")[:1] == ["models/"]
+    assert "hooks/" in pages(make_site(tmp_path, docs, ours=False), "pre-trained model")
+
+
+def test_quotes_do_not_stick_to_words(tmp_path, needs_node):
+    site = make_site(tmp_path, DATA_BAIT)
+    assert pages(site, "'numpy'")[:1] == ["numpy/"]
+
+
+def test_data_bait_does_match_with_materials_worker_alone(tmp_path, needs_node):
+    # The test above can fail: without the change, the pasted data reaches other pages.
+    site = make_site(tmp_path, DATA_BAIT, ours=False)
+    assert {"numbers/", "nightly/", "xla/"} & set(pages(site, PASTED))
+
+
+def test_a_passage_with_every_word_outranks_a_heading_with_one(tmp_path, needs_node):
+    docs = [
+        doc("examples/", "Seeing the warning in the examples", "Run them."),
+        doc("savedmodel/", "SavedModels", "Saving and loading."),
+        doc(
+            "savedmodel/#signatures",
+            "Signatures versus restored functions",
+            "A signature wrapper called without its examples argument: missing required arguments.",
+        ),
+    ]
+    query = "TypeError: signature_wrapper(*, examples) missing required arguments: examples"
+    assert pages(make_site(tmp_path, docs), query)[:1] == ["savedmodel/"]
+    # Material's worker alone puts the heading that holds "examples" first.
+    assert pages(make_site(tmp_path, docs, ours=False), query)[:1] == ["examples/"]
+
+
+def test_the_pages_name_the_site_worker():
+    page = (
+        '<p>x</p><script id="__config" type="application/json">{"base": "../..", '
+        '"search": "../../assets/javascripts/workers/search.a7633da7.min.js"}</script>'
+    )
+    changed = point_config_at(page, "search-retracing.0123abcd.min.js")
+    assert '"search":"../../assets/javascripts/workers/search-retracing.0123abcd.min.js"' in changed
+    assert changed.startswith("<p>x</p>")
+    assert point_config_at("<p>no config</p>", "w.js") == "<p>no config</p>"
+    with pytest.raises(ValueError, match="names no search worker"):
+        point_config_at('<script id="__config" type="application/json">{}</script>', "w.js")
+
+
+def test_results_pages_weigh_less_and_others_keep_their_own():
+    from verification.search_machinery import search_boost
+
+    assert search_boost("benchmarks/results/cpu/predict_loop.md") == 0.3
+    assert search_boost("guide/keras-models.md") is None

@@ -1,0 +1,87 @@
+"""The symptom index (verification/symptoms/messages.toml): every literal of a message is in
+the installed source file it cites, of the version it cites; the text a reader pastes holds
+them; every answer is a section of an existing page; the page renders them all."""
+
+import importlib.metadata
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from verification.symptoms import MARKER, PAGE, Message, heading_of, load, render
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+MESSAGES = load()
+
+
+def installed_file(message: Message) -> Path:
+    spec = importlib.util.find_spec(message.package)
+    assert spec is not None and spec.origin, f"{message.package} is not installed"
+    return Path(spec.origin).parent / message.path
+
+
+def one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+@pytest.mark.parametrize("message", MESSAGES, ids=lambda message: message.title)
+def test_the_message_is_in_the_source_it_cites(message):
+    installed = importlib.metadata.version(message.package.replace("_", "-"))
+    assert installed == message.version, (
+        f"{message.title!r} cites {message.package} {message.version}; {installed} is "
+        "installed: read the message in its source again and update the entry"
+    )
+    source = installed_file(message).read_text(encoding="utf-8")
+    for literal in message.literals:
+        assert literal in source, f"{message.title!r}: {literal!r} not in {message.path}"
+    if not message.python_builds:
+        for literal in message.literals:
+            assert one_line(literal) in one_line(message.shown), (message.title, literal)
+
+
+@pytest.mark.parametrize("message", MESSAGES, ids=lambda message: message.title)
+def test_the_answer_is_a_section_of_a_page(message):
+    page = DOCS / message.page
+    assert page.is_file(), f"{message.title!r}: {message.page} does not exist"
+    assert heading_of(page.read_text(encoding="utf-8"), message.anchor), (
+        f"{message.title!r}: {message.page} has no section #{message.anchor}"
+    )
+
+
+def test_the_page_renders_every_message_once():
+    assert MARKER in (DOCS / PAGE).read_text(encoding="utf-8")
+    text = render(MESSAGES, DOCS)
+    for message in MESSAGES:
+        assert text.count(f"\n{message.shown}\n") == 1, message.title
+        assert f"]({message.source_url()})" in text
+    assert len({message.title for message in MESSAGES}) == len(MESSAGES)
+
+
+def test_a_literal_not_in_the_source_is_caught(tmp_path):
+    # The check above can fail: a word changed in a literal is not in the file.
+    message = MESSAGES[0]
+    source = installed_file(message).read_text(encoding="utf-8")
+    assert message.literals[0].replace("last", "past") not in source
+
+
+def test_heading_of_reads_slugs_and_explicit_ids():
+    markdown = "# Page\n\n## `if` on a tensor: one trace\n\n## Long name { #short }\n"
+    assert heading_of(markdown, "if-on-a-tensor-one-trace") == "`if` on a tensor: one trace"
+    assert heading_of(markdown, "short") == "Long name"
+    assert heading_of(markdown, "long-name") is None
+
+
+def test_a_bad_entry_is_named(tmp_path):
+    bad = tmp_path / "messages.toml"
+    bad.write_text('[[message]]\ntitle = "x"\nshown = "x"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"message 1 has no package, version, path"):
+        load(bad)
+    bad.write_text(
+        '[[message]]\ntitle = "x"\nshown = "x"\npackage = "torch"\nversion = "1"\n'
+        'path = "a.py"\nliterals = ["x"]\nanswer = "guide/a.md#b"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="package must be one of"):
+        load(bad)

@@ -1,0 +1,70 @@
+"""The site's search worker: Material's, followed by verification/search_worker.js, which
+stems the query as the index is stemmed, drops the words of a pasted message that are data,
+and weighs down an entry that holds one word of a long query (what and why: that file's
+header); and the search weight of the pages generated from results files.
+
+docs/hooks/search_worker.py calls these at build time: the worker is written beside
+Material's under a name that changes with its content, and every page's theme
+configuration (``<script id="__config">``) is pointed at it instead of Material's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+WORKER_SOURCE = Path(__file__).resolve().parent / "search_worker.js"
+WORKERS = Path("assets") / "javascripts" / "workers"
+CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+
+
+def material_worker() -> Path:
+    """The installed theme's search worker (search.<hash>.min.js)."""
+    import material
+
+    folder = Path(material.__file__).parent / "templates" / WORKERS
+    found = sorted(folder.glob("search.*.min.js"))
+    if len(found) != 1:
+        raise RuntimeError(f"search_machinery: expected one search.*.min.js in {folder}: {found}")
+    return found[0]
+
+
+def worker_text(material_name: str, source: Path = WORKER_SOURCE) -> str:
+    """The site's worker: Material's, loaded from beside it, then the query changes."""
+    return f"importScripts({json.dumps(material_name)});\n" + source.read_text(encoding="utf-8")
+
+
+def worker_name(text: str) -> str:
+    return f"search-retracing.{hashlib.sha256(text.encode()).hexdigest()[:8]}.js"
+
+
+def point_config_at(page: str, name: str) -> str:
+    """``page`` with its theme configuration's search worker replaced by ``name`` (in the
+    same folder, so the relative URL the theme wrote keeps its prefix). A page without the
+    configuration is returned unchanged; a configuration without a worker is an error."""
+    found = CONFIG.search(page)
+    if found is None:
+        return page
+    config = json.loads(found[2])
+    if "search" not in config:
+        raise ValueError("search_machinery: the theme configuration names no search worker")
+    folder = config["search"].rsplit("/", 1)[0]
+    config["search"] = f"{folder}/{name}"
+    text = json.dumps(config, separators=(",", ":")).replace("</", "<\\/")
+    return page[: found.start(2)] + text + page[found.end(2) :]
+
+
+# Pages generated from results files (benchmarks.results_pages): every figure as its key
+# path and value. Data that holds words of many queries ("predict_loop", "sequence_lengths",
+# "batch_size") and came first above the page that answers them; reached from the claims
+# that cite them, not from the search box, they weigh a little (the other benchmark pages:
+# 0.5).
+RESULTS_PAGES = "benchmarks/results/"
+RESULTS_PAGE_BOOST = 0.3
+
+
+def search_boost(src_uri: str) -> float | None:
+    """The search weight the build gives a page that has none of its own, or None."""
+    return RESULTS_PAGE_BOOST if src_uri.startswith(RESULTS_PAGES) else None

@@ -1,0 +1,114 @@
+// The site's search worker, after Material's (loaded by the line the build puts above this
+// one). Material's worker runs lunr, exposed as self.lunr, and the build's configuration
+// (mkdocs.yml: separator, pipeline with the stemmer, field boosts). Material makes every
+// query word a prefix and skips lunr's query pipeline, so the index is stemmed and the
+// query is not: "warnings" would miss "warning" and "serve" miss "Serving". This file
+// changes how a query's words are read and weighed, not the index and not the results'
+// shape, by wrapping three lunr functions the worker calls:
+//   - Builder.build: keeps the index, so that the query can ask which words it holds;
+//   - QueryParser.parse: each query word is stemmed like the index; words that are data
+//     (numbers, addresses, log prefixes, single letters) and hyphens' prefixes are dropped;
+//     only the last word stays a prefix (it may be half typed); a word the index lacks
+//     falls back to the longest indexed word it starts with ("linter" finds "lint");
+//   - Index.query: an entry that holds one word of a query whose words the index holds three
+//     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
+//     outranks the passage that holds them all.
+// Weighing the share of query words an entry holds beyond what Material already does (its
+// score * (1 + (page + share) ** 2)), smoothly or above a half, and undoing Material's bonus
+// for a page's own entry, were tried on the tune half of the held-out queries and dropped:
+// none placed more answering pages first without placing fewer of queries.toml first.
+// tests/test_search_machinery.py runs it under Node against a small index.
+;(function (lunr) {
+  "use strict"
+
+  // Query words that are data, not words: numbers and versions (5, 2.16.1, 1e-3), memory
+  // addresses (0x7f3c403e47b8) and hex runs of six or more, glog prefixes (W0413, I0000),
+  // one letter.
+  const DATA = /^(?:\d[\d.,:e+-]*|0x[0-9a-f]+|(?=[0-9a-f]{6,}$)[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*|[iwef]\d{4}|.)$/
+
+  // Prefixes a hyphen leaves alone when it splits a word ("pre-trained" gives "pre", which
+  // matched "pre-commit"): they say little without the word they were joined to. Not the
+  // negations ("non-TensorFlow code" is a heading's subject), which say the opposite.
+  const PREFIXES = new Set(["pre", "post", "re", "co", "sub", "semi", "multi"])
+
+  // A stem the index does not hold falls back to the longest indexed word it starts with,
+  // when that is at least this long and this share of it ("linter" finds "lint").
+  const FALLBACK_MIN_LENGTH = 4
+  const FALLBACK_MIN_SHARE = 0.6
+  const FALLBACK_BOOST = 0.5
+
+  // An entry that holds only one of the query's words, when the index holds three or more
+  // of them, weighs this much: a heading matching one generic word ("examples") would
+  // otherwise outrank a passage holding them all.
+  const LONE = 0.2
+
+  let index // the last index built: the site's
+
+  const stem = word => lunr.stemmer(new lunr.Token(word)).toString()
+
+  function fallback(term) {
+    if (!index) return undefined
+    for (let end = term.length - 1; end >= FALLBACK_MIN_LENGTH; end--) {
+      const shorter = term.slice(0, end)
+      if (end / term.length < FALLBACK_MIN_SHARE) break
+      if (holdsWord(shorter)) return shorter
+    }
+    return undefined
+  }
+
+  const holdsWord = word => Object.prototype.hasOwnProperty.call(index.invertedIndex, word)
+  const holdsPrefix = word => Object.keys(index.invertedIndex).some(term => term.startsWith(word))
+
+  // One clause as Material's parser left it ("warnings*") -> the clause to search, or null.
+  function readClause(clause, last) {
+    const typed = clause.term.replace(/\*/g, "")
+    if (!typed || DATA.test(typed) || PREFIXES.has(typed)) return null
+    const word = stem(typed)
+    const typing = last && clause.term.endsWith("*") // the word being typed: a prefix
+    clause.usePipeline = false // stemmed here, and only once
+    clause.wildcard = lunr.Query.wildcard.NONE
+    clause.term = typing ? word + "*" : word
+    if (!index || (typing ? holdsPrefix(word) : holdsWord(word))) return clause
+    const shorter = fallback(word)
+    if (shorter) {
+      clause.term = shorter
+      clause.boost = (clause.boost || 1) * FALLBACK_BOOST
+    }
+    return clause
+  }
+
+  const build = lunr.Builder.prototype.build
+  lunr.Builder.prototype.build = function () {
+    index = build.call(this)
+    return index
+  }
+
+  const parse = lunr.QueryParser.prototype.parse
+  lunr.QueryParser.prototype.parse = function () {
+    const query = parse.call(this)
+    const clauses = query.clauses
+    const kept = []
+    clauses.forEach((clause, i) => {
+      const read = readClause(clause, i === clauses.length - 1)
+      if (read && !kept.some(other => other.term === read.term)) kept.push(read)
+    })
+    if (kept.length) query.clauses = kept // a query of data alone is searched as typed
+    return query
+  }
+
+  const query = lunr.Index.prototype.query
+  lunr.Index.prototype.query = function (fn) {
+    let asked = []
+    const results = query.call(this, built => {
+      fn(built)
+      asked = built.clauses.filter(c => c.presence !== lunr.Query.presence.PROHIBITED)
+    })
+    if (this !== index) return results
+    const known = asked.filter(clause =>
+      clause.term.endsWith("*") ? holdsPrefix(clause.term.slice(0, -1)) : holdsWord(clause.term))
+    if (known.length < 3) return results
+    for (const result of results)
+      if (Object.keys(result.matchData.metadata).length < 2) result.score *= LONE
+    return results.sort((a, b) => b.score - a.score)
+  }
+})(self.lunr)

@@ -1,0 +1,121 @@
+"""The symptom index: the error and warning texts TensorFlow and Keras print around
+tf.function and tracing (verification/symptoms/messages.toml), each with the source file
+that prints it and the section of the guide that answers it, rendered as the Markdown of
+docs/guide/messages.md (docs/hooks/symptom_index.py puts it there at build time).
+
+Each entry's `literals` are strings of the message as they stand in the cited file, so a
+test can check the file still says them (tests/test_symptom_index.py); ``shown`` is what a
+reader pastes, and holds every literal unless Python composes the message
+(``python_builds``)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+MESSAGES = Path(__file__).resolve().parent / "messages.toml"
+PAGE = "guide/messages.md"
+MARKER = "<!-- symptom index -->"
+FIELDS = ("title", "shown", "package", "version", "path", "literals", "answer")
+REPOSITORIES = {
+    "tensorflow": (
+        "TensorFlow",
+        "https://github.com/tensorflow/tensorflow/blob/v{version}/tensorflow/{path}",
+    ),
+    "tf_keras": (
+        "tf-keras",
+        "https://github.com/keras-team/tf-keras/blob/v{version}/tf_keras/{path}",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    title: str
+    shown: str
+    package: str
+    version: str
+    path: str
+    literals: tuple[str, ...]
+    answer: str
+    python_builds: str = ""
+
+    @property
+    def page(self) -> str:
+        return self.answer.split("#")[0]
+
+    @property
+    def anchor(self) -> str:
+        return self.answer.partition("#")[2]
+
+    def source_url(self) -> str:
+        return REPOSITORIES[self.package][1].format(version=self.version, path=self.path)
+
+
+def load(path: Path = MESSAGES) -> list[Message]:
+    """The entries of ``path``; a missing or wrong field is an error naming the entry."""
+    with path.open("rb") as handle:
+        entries = tomllib.load(handle).get("message", [])
+    if not entries:
+        raise ValueError(f"{path}: no [[message]] entries")
+    messages = []
+    for number, entry in enumerate(entries, 1):
+        missing = [field for field in FIELDS if not entry.get(field)]
+        if missing:
+            raise ValueError(f"{path}: message {number} has no {', '.join(missing)}")
+        if entry["package"] not in REPOSITORIES:
+            raise ValueError(
+                f"{path}: message {number} ({entry['title']!r}): package must be one of "
+                f"{sorted(REPOSITORIES)}, not {entry['package']!r}"
+            )
+        if "#" not in entry["answer"]:
+            raise ValueError(
+                f"{path}: message {number} ({entry['title']!r}): answer needs a section "
+                f"(page.md#anchor), not {entry['answer']!r}"
+            )
+        unknown = set(entry) - set(FIELDS) - {"python_builds"}
+        if unknown:
+            raise ValueError(f"{path}: message {number} has unknown fields {sorted(unknown)}")
+        messages.append(Message(**{**entry, "literals": tuple(entry["literals"])}))
+    return messages
+
+
+def heading_of(markdown: str, anchor: str) -> str | None:
+    """The text of the heading of ``markdown`` whose anchor is ``anchor`` (an explicit
+    ``{ #id }`` or the toc extension's slug of its text), or None."""
+    from markdown.extensions.toc import slugify
+
+    for line in markdown.splitlines():
+        found = re.match(r"^#{1,6}\s+(.*?)\s*(?:\{\s*#([\w-]+)\s*\})?\s*$", line)
+        if not found:
+            continue
+        text, explicit = found[1], found[2]
+        plain = re.sub(r"`([^`]*)`", r"\1", text)
+        if (explicit or slugify(plain, "-")) == anchor:
+            return text
+    return None
+
+
+def render(messages: list[Message], docs: Path) -> str:
+    """The index's Markdown, for a page at docs/PAGE: one section per message."""
+    parts = []
+    for message in messages:
+        target = docs / message.page
+        heading = heading_of(target.read_text(encoding="utf-8"), message.anchor)
+        if heading is None:
+            raise ValueError(f"{MESSAGES.name}: {message.title!r}: no section {message.answer}")
+        link = posixpath.relpath(message.page, posixpath.dirname(PAGE)) + "#" + message.anchor
+        name, _ = REPOSITORIES[message.package]
+        source = f"{message.package}/{message.path}"
+        parts.append(
+            f"## {message.title}\n\n"
+            f"```text\n{message.shown}\n```\n\n"
+            f"Answered in [{heading}]({link}). "
+            f"Printed by [`{source}`]({message.source_url()}) ({name} {message.version})."
+            + (f" {message.python_builds}" if message.python_builds else "")
+            + "\n"
+        )
+    return "\n".join(parts)
