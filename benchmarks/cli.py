@@ -1,4 +1,7 @@
-"""``python -m benchmarks``: list the scenarios, or run them and write a results file."""
+"""``python -m benchmarks``: list the scenarios, or run them and write a results file;
+``python -m benchmarks stale``: the scenarios whose committed run is older than its code
+(or recorded no code hash), run again with ``--rerun --out FILE`` (the scheduled checks
+do this)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import time
 from pathlib import Path
 
 from benchmarks import ROOT
+from benchmarks.code_hash import freshness
 from benchmarks.lookup import headline_ratio
 from benchmarks.measure import relative_half_width
 from benchmarks.scenarios import SCENARIOS, runnable
@@ -33,6 +37,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="list the scenarios and whether they can run")
+    stale = commands.add_parser(
+        "stale",
+        help="list the scenarios of a results file whose run is stale (older than its code, "
+        "or without a code hash); with --rerun, run them again",
+    )
+    stale.add_argument(
+        "--results",
+        type=Path,
+        default=RESULTS_DIR / "cpu.json",
+        help="the results file to read (default: benchmarks/results/cpu.json)",
+    )
+    stale.add_argument("--rerun", action="store_true", help="run the stale scenarios again")
+    stale.add_argument("--quick", action="store_true", help="with --rerun: few repetitions")
+    stale.add_argument("--device", choices=["auto", *DEVICES], default="cpu")
+    stale.add_argument("--out", type=Path, help="with --rerun: the results file to write")
     run = commands.add_parser("run", help="run scenarios and write a results file")
     run.add_argument("--quick", action="store_true", help="few repetitions (development)")
     run.add_argument(
@@ -48,6 +67,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="results file to write or update (default: benchmarks/results/DEVICE.json)",
     )
     args = parser.parse_args(argv)
+    if args.command == "stale" and args.rerun and args.out is None:
+        stale.error("--rerun needs --out: the new runs are reviewed before they replace any")
+    if args.command == "stale" and args.out is not None:
+        problem = out_problem(args.out, args.device)
+        if problem:
+            stale.error(problem)
     if args.command == "run":
         args.scenario = chosen_scenarios(run, args.scenario)
         problem = out_problem(args.out, args.device)
@@ -93,6 +118,42 @@ def chosen_scenarios(parser: argparse.ArgumentParser, requested: list[str] | Non
                 f"scenario {name!r} cannot run in this checkout: needs {', '.join(missing)}"
             )
     return list(dict.fromkeys(requested))
+
+
+def stale_scenarios(document: dict, root: Path = ROOT) -> dict[str, str]:
+    """Each scenario of a results document whose run is stale, with why."""
+    return {
+        name: state
+        for name, result in document.get("scenarios", {}).items()
+        if (state := freshness(result, root)) is not None
+    }
+
+
+def report_stale(args: argparse.Namespace) -> int:
+    """Print the stale scenarios and how many; with ``--rerun``, run those this checkout
+    can run into ``--out`` (never over the committed file: a reviewer compares first)."""
+    try:
+        document = json.loads(args.results.read_text("utf-8"))
+    except (OSError, ValueError) as error:
+        print(f"error: {args.results}: cannot be read: {error}", file=sys.stderr)
+        return 1
+    stale = stale_scenarios(document)
+    for name, state in stale.items():
+        print(f"stale: {name}: {state}")
+    total = len(document.get("scenarios", {}))
+    print(f"{len(stale)} of {total} scenarios in {args.results} are stale")
+    if not args.rerun or not stale:
+        return 0
+    runnable_now = set(runnable())
+    args.scenario = [name for name in stale if name in runnable_now]
+    skipped = [name for name in stale if name not in runnable_now]
+    if skipped:
+        print(f"cannot run here (missing requirements): {', '.join(skipped)}")
+    if not args.scenario:
+        return 0
+    print(f"running again: {', '.join(args.scenario)}", flush=True)
+    run(args)
+    return 0
 
 
 def list_scenarios() -> None:
@@ -212,8 +273,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "list":
         list_scenarios()
         return 0
+    if args.command == "stale" and not args.rerun:
+        return report_stale(args)
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
+        if args.command == "stale":
+            return report_stale(args)
         run(args)
     except (RunFailed, ResultsError) as error:
         print(f"error: {error}", file=sys.stderr)

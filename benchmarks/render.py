@@ -311,7 +311,29 @@ def explainer_at_scale_extra(result: Mapping[str, Any]) -> str:
         f"| {number(row['plain_ms_per_retrace'], 2)} |"
         for row in rows
     ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n" + overhead_sentence(rows) + "\n"
+
+
+def overhead_sentence(rows: list[Mapping[str, Any]]) -> str:
+    """What the explainer adds to the whole program, said from the slowest pair of runs
+    (the upper end of what was measured), never from the fastest figure alone; a run that
+    kept no pairs is said to bound nothing."""
+    paired = [row for row in rows if len(row.get("extra_percent_runs") or []) >= 2]
+    if not paired:
+        return (
+            "This run kept only the fastest time of each command, so its extra time has no "
+            "spread and bounds nothing."
+        )
+    parts = [
+        f"at {row['retraces']:,} retraces at most {number(max(row['extra_percent_runs']), 2)}% "
+        f"(from {number(min(row['extra_percent_runs']), 2)}% over "
+        f"{len(row['extra_percent_runs'])} pairs)"
+        for row in paired
+    ]
+    return (
+        "Pairing each run under the explainer with the plain run before it, the explainer "
+        "added to the whole program " + "; ".join(parts) + "."
+    )
 
 
 def _percentile_text(figure: Mapping[str, float]) -> str:

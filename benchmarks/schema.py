@@ -193,15 +193,21 @@ EXTRA = {
     "serving_without_onednn": SERVING_ARCHITECTURES,  # the same measurement
     "explainer_at_scale": record(
         {
-            "scale": rows(
-                {
-                    **dict.fromkeys(("retraces", "rounds"), COUNT),
-                    **dict.fromkeys(
-                        ("plain_s", "watched_s", "plain_ms_per_retrace", "own_ms_per_retrace"),
-                        POSITIVE,
-                    ),
-                    **dict.fromkeys(("extra_percent", "extra_ms_per_retrace"), NUMBER),
-                }
+            "scale": list_of(
+                fields(
+                    {
+                        **dict.fromkeys(("retraces", "rounds"), COUNT),
+                        **dict.fromkeys(
+                            ("plain_s", "watched_s", "plain_ms_per_retrace", "own_ms_per_retrace"),
+                            POSITIVE,
+                        ),
+                        **dict.fromkeys(("extra_percent", "extra_ms_per_retrace"), NUMBER),
+                    },
+                    # Each round's pair of runs; absent from runs made before it was kept.
+                    optional={"extra_percent_runs": list_of(NUMBER, non_empty=True)},
+                    closed=False,
+                ),
+                non_empty=True,
             ),
         }
     ),

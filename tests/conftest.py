@@ -215,3 +215,16 @@ def pytest_collection_modifyitems(config, items):
     # reader-install tests once kept one worker busy for a minute and a half after the
     # other had finished. The sort is stable: file order is kept otherwise.
     items.sort(key=lambda item: (waits_for(item), short(item)))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """When the claims tests ran (as ``make test`` and CI run them), say how many cited
+    results figures come from a stale run, so that the count is in every CI log;
+    ``tests/test_claims.py`` fails on a stale figure the record does not accept."""
+    reports = [r for reports in terminalreporter.stats.values() for r in reports]
+    if not any(getattr(r, "nodeid", "").startswith("tests/test_claims.py") for r in reports):
+        return
+    from verification.claims.index import cited_figures, stale_summary
+
+    terminalreporter.write_sep("-", "stale evidence")
+    terminalreporter.write_line(stale_summary(cited_figures(ROOT / "docs")))

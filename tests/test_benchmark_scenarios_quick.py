@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from benchmarks.code_hash import code_hash
+from benchmarks.code_hash import code_ast_hash, code_hash
 from benchmarks.scenarios import NAMES
 from benchmarks.schema import load_results
 from verification.harness.codeblocks import ROOT
@@ -53,4 +53,5 @@ def test_every_scenario_runs_its_quick_profile(name, tmp_path):
     traces = {variant["name"]: variant["traces"] for variant in result["variants"]}
     assert traces == TRACES[name]
     assert result["code_hash"] == code_hash(result["measured"])
+    assert result["code_ast_hash"] == code_ast_hash(result["measured"])
     assert f"--scenario {name}" in result["provenance"]["command"]

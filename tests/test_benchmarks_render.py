@@ -179,3 +179,16 @@ def test_serving_crossover_lists_every_architecture_whose_interval_is_below_one(
     assert sentence.startswith("Measurably slower")
     assert "Wide at batch 32" in sentence and "Deep at batch 32" in sentence
     assert "Small" not in sentence
+
+
+def test_the_explainers_overhead_is_said_from_its_slowest_pair_of_runs():
+    from benchmarks.render import overhead_sentence
+
+    rows = [
+        {"retraces": 10_000, "extra_percent": 0.1, "extra_percent_runs": [0.1, 7.5, 2.0]},
+        {"retraces": 100, "extra_percent": 12.0},  # a run that kept no pairs
+    ]
+    sentence = overhead_sentence(rows)
+    assert "at 10,000 retraces at most 7.5% (from 0.10% over 3 pairs)" in sentence
+    assert "100 retraces" not in sentence
+    assert "bounds nothing" in overhead_sentence(rows[1:])

@@ -21,6 +21,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from benchmarks.results_pages import results_page_paths
 from verification.harness.codeblocks import ROOT, site_url_path
 
 BLOCKING_IMPACTS = {"serious", "critical"}
@@ -103,6 +104,9 @@ class PageVisit:
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
         self.site_url = site_url
+        # Text looks (colours, font, backdrop) whose contrast was found sufficient on an
+        # earlier page in this tab: see colour_violations.
+        self.checked_looks: set[str] = set()
 
     def _on_console(self, message) -> None:
         if message.type == "error":
@@ -160,11 +164,14 @@ def visit(browser, site_url) -> Iterator[PageVisit]:
 def pages_of_built_site() -> list[str]:
     # Parametrised from the pages the docs define, so that the ids are stable; the test
     # below checks that this matches what was built.
-    return [
+    written = [
         site_url_path(source)
         for source in sorted((ROOT / "docs").rglob("*"))
         if source.suffix in {".md", ".ipynb"} and "hooks" not in source.parts
     ]
+    # The results pages the build generates, one per scenario (benchmarks.results_pages).
+    generated = [site_url_path(ROOT / "docs" / path) for path in results_page_paths(ROOT)]
+    return written + generated
 
 
 PAGES = pages_of_built_site()
@@ -287,7 +294,7 @@ CODE_TEXT_CONTRAST = """() => {
 # them on one visible element per such look, marked with SAMPLE_ATTRIBUTE; code blocks are
 # left to CODE_TEXT_CONTRAST as before. test_a_text_styled_apart_is_found_among_many keeps
 # the sample honest.
-MARK_ONE_TEXT_PER_LOOK = """(attribute) => {
+MARK_ONE_TEXT_PER_LOOK = """([attribute, checkedLooks]) => {
   for (const old of document.querySelectorAll(`[${attribute}]`)) old.removeAttribute(attribute);
   const backdrop = element => {
     const layers = [];
@@ -305,8 +312,7 @@ MARK_ONE_TEXT_PER_LOOK = """(attribute) => {
     }
     return value;
   };
-  const seen = new Set();
-  let marked = 0;
+  const seen = new Set(checkedLooks), marked = [];
   for (const element of document.body.querySelectorAll('*')) {
     if (element.closest('pre')) continue;
     const ownText = [...element.childNodes].some(
@@ -320,21 +326,32 @@ MARK_ONE_TEXT_PER_LOOK = """(attribute) => {
     if (seen.has(look)) continue;
     seen.add(look);
     element.setAttribute(attribute, '');
-    marked++;
+    marked.push(look);
   }
   return marked;
 }"""
 
 
-def colour_violations(page: Page, options: dict = COLOUR_RULES) -> list[str]:
+def colour_violations(
+    page: Page, options: dict | None = COLOUR_RULES, checked_looks: set[str] | None = None
+) -> list[str]:
     """axe's findings for ``options`` (its colour rules, or every rule with None), its colour
     rules on one text per look outside code blocks (MARK_ONE_TEXT_PER_LOOK), and
-    CODE_TEXT_CONTRAST inside them."""
+    CODE_TEXT_CONTRAST inside them.
+
+    ``checked_looks`` carries the looks already found clean on earlier pages of the session:
+    a look gets the same answer from the colour rules wherever it appears, so only new looks
+    are checked again, and a colour-only run with no new look is not run at all. The looks
+    of a clean run are added to it."""
     code = page.evaluate(CODE_TEXT_CONTRAST)
-    page.evaluate(MARK_ONE_TEXT_PER_LOOK, SAMPLE_ATTRIBUTE)
-    found = blocking_violations(page, options)
+    checked = checked_looks if checked_looks is not None else set()
+    new_looks = page.evaluate(MARK_ONE_TEXT_PER_LOOK, [SAMPLE_ATTRIBUTE, sorted(checked)])
+    colour_only = options is not None and options.get("runOnly") == COLOUR_RULES["runOnly"]
+    found = [] if colour_only and not new_looks else blocking_violations(page, options)
     if code:
         found.append(f"code text contrast ({len(code)} elements): {code[:3]}")
+    if not found:
+        checked.update(new_looks)
     return found
 
 
@@ -354,6 +371,31 @@ def test_a_text_styled_apart_is_found_among_many(visit):
     assert "pale" in found[0] and "span" in found[0], found
     marked = visit.page.evaluate(f"document.querySelectorAll('[{SAMPLE_ATTRIBUTE}]').length")
     assert marked < 10, f"{marked} texts sampled of about 1,000 styled alike"
+
+
+COUNT_AXE_RUNS = """() => {
+  window.axeRuns = 0;
+  const run = axe.run.bind(axe);
+  axe.run = (...args) => { window.axeRuns += 1; return run(...args); };
+}"""
+
+
+def test_a_look_checked_on_an_earlier_page_is_not_checked_again_but_a_new_one_is(visit):
+    checked: set[str] = set()
+    plain = "<!doctype html><html lang='en'><title>t</title><main><h1>A</h1>{}</main>"
+    visit.page.set_content(plain.format("<p>Plain text, <a href='#x'>a link</a>.</p>"))
+    assert colour_violations(visit.page, checked_looks=checked) == [] and checked
+    looks = set(checked)
+    visit.page.set_content(plain.format("<p>Other text, <a href='#y'>another link</a>.</p>"))
+    # The window, and axe in it, outlive set_content: count its runs from here on.
+    visit.page.evaluate(COUNT_AXE_RUNS)
+    assert colour_violations(visit.page, checked_looks=checked) == [] and checked == looks
+    assert visit.page.evaluate("window.axeRuns") == 0
+    pale = "<p>Text.</p><p style='color:#bbb'>Pale text.</p>"
+    visit.page.set_content(plain.format(pale))
+    found = colour_violations(visit.page, checked_looks=checked)
+    assert len(found) == 1 and "color-contrast" in found[0], found
+    assert visit.page.evaluate("window.axeRuns") == 1
 
 
 # From one page, every page its navigation links to, and on: each page's HTML fetched and
@@ -572,21 +614,21 @@ def check_shows_no_start_up_log_and_no_tag_chips(path: str, page: Page) -> None:
     assert page.locator(".celltoolbar, .tags_button_container").count() == 0
 
 
-def check_loads_with_a_title_and_accessibly(path: str, page: Page) -> None:
+def check_loads_with_a_title_and_accessibly(path: str, page: Page, checked: set[str]) -> None:
     heading = page.locator("article h1").first
     assert heading.is_visible() and heading.inner_text().strip(), f"{path}: no visible title"
     assert page.title().endswith("TensorFlow Retracing Guide"), page.title()
-    violations = colour_violations(page, options=None)  # every rule, in one run
+    violations = colour_violations(page, None, checked)  # every rule, in one run
     assert not violations, f"{path}: accessibility violations:\n" + "\n".join(violations)
 
 
-def check_accessible_in_the_dark_scheme(path: str, page: Page) -> None:
+def check_accessible_in_the_dark_scheme(path: str, page: Page, checked: set[str]) -> None:
     page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'", timeout=5_000)
     # The theme fades colours in; measured mid-fade, a tab's text is neither scheme's.
     page.wait_for_function(
         "document.getAnimations().every(a => a.playState !== 'running')", timeout=5_000
     )
-    violations = colour_violations(page)
+    violations = colour_violations(page, checked_looks=checked)
     assert not violations, f"{path} (dark): accessibility violations:\n" + "\n".join(violations)
 
 
@@ -671,7 +713,7 @@ def test_page_in_the_browser(path, reading_tab, subtests):
     with subtests.test(f"at most {MAX_SCREENS} screens at {WIDE} x {SCREEN_HEIGHT}"):
         check_page_is_at_most_max_screens(path, tab.page)
     with subtests.test("loads with a title and accessibly"):
-        check_loads_with_a_title_and_accessibly(path, tab.page)
+        check_loads_with_a_title_and_accessibly(path, tab.page, tab.checked_looks)
     with subtests.test(f"nothing overflows its column at {WIDE} px"):
         check_nothing_overflows_its_column(path, tab.page)
     with subtests.test("benchmark plots load, with alt text"):
@@ -686,7 +728,7 @@ def test_page_in_the_browser(path, reading_tab, subtests):
     tab.page.set_viewport_size({"width": WIDE, "height": 900})
     tab.page.emulate_media(color_scheme="dark")
     with subtests.test("accessible in the dark scheme"):
-        check_accessible_in_the_dark_scheme(path, tab.page)
+        check_accessible_in_the_dark_scheme(path, tab.page, tab.checked_looks)
     for width in (WIDE, PHONE):
         tab.page.set_viewport_size({"width": width, "height": 900})
         with subtests.test(f"pinned table columns take the dark background at {width} px"):
@@ -821,3 +863,38 @@ def test_the_explain_html_report_never_scrolls_sideways_on_a_phone(browser):
     finally:
         page.close()
     assert widths[0] <= widths[1]
+
+
+def test_claim_numbers_are_tap_targets_and_a_figure_link_lands_on_its_figure(visit):
+    """At a phone's width every claim number of Serving at scale is at least 24 x 24 px
+    (WCAG 2.2 target size); a results-figure number opens the scenario's results page
+    with its figure in view and highlighted."""
+    visit.page.set_viewport_size({"width": PHONE, "height": 900})
+    visit.open("/guide/serving-at-scale/")
+    boxes = visit.page.evaluate(
+        """() => [...document.querySelectorAll('sup.claim-ref a')].map(a => {
+            const r = a.getBoundingClientRect();
+            return [a.textContent, r.width, r.height, a.getAttribute('href')];
+        })"""
+    )
+    assert len(boxes) >= 30
+    small = [box for box in boxes if box[1] < 24 or box[2] < 24]
+    assert not small, small[:5]
+    figure = next(href for *_, href in boxes if "/benchmarks/results/" in href)
+    visit.page.click(f'sup.claim-ref a[href="{figure}"]')
+    visit.page.wait_for_load_state("load")
+    anchor = figure.split("#")[1]
+    assert visit.page.url.endswith(f"#{anchor}")
+    target = visit.page.evaluate(
+        """(id) => {
+            const figure = document.getElementById(id);
+            const r = figure.getBoundingClientRect();
+            return [r.top, r.bottom, innerHeight, getComputedStyle(figure).outlineStyle,
+                    document.documentElement.scrollWidth, innerWidth];
+        }""",
+        anchor,
+    )
+    top, bottom, height, outline, scroll_width, width = target
+    assert top >= 0 and bottom <= height, target  # in view, below the header
+    assert outline == "solid"  # highlighted as the reached figure
+    assert scroll_width <= width  # no sideways scrolling on the phone

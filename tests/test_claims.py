@@ -4,6 +4,7 @@ as links with a list of the page's claims, and counted per page for the index.""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -15,7 +16,12 @@ from verification.claims.coverage import sentences
 from verification.claims.evidence import MatrixLine, OutputLine, ResultFigure, Source, resolve
 from verification.claims.index import guide_pages, page_counts, replace_index_marker
 from verification.claims.markers import ClaimError, find_markers, strip_markers
-from verification.claims.render import anchor_output_lines, page_claims, render_markers
+from verification.claims.render import (
+    anchor_output_lines,
+    link_title,
+    page_claims,
+    render_markers,
+)
 from verification.claims.reviews import read_reviews
 from verification.claims.reviews import render as render_reviews
 from verification.harness.codeblocks import ROOT, page_blocks
@@ -151,20 +157,72 @@ def test_a_source_is_kept_as_cited(docs):
 def test_markers_become_links_and_the_page_lists_its_claims(docs):
     out = render_markers(PAGE, "guide/page.md", docs, REPO, None)
     assert "[[" not in out
-    assert (
-        '<sup class="claim-ref" id="claim-1">'
-        '[1](#output-1-1 "Output of block 1, line 1: shapes: 2")</sup>'
-    ) in out
+    title = link_title("Output of block 1, line 1: shapes: 2")
+    assert f'<sup class="claim-ref" id="claim-1">[1](#output-1-1 "{title}")</sup>' in out
     assert "Run it twice. Three dtypes" in out  # the set-aside marker leaves nothing
     listing = out[out.index("??? abstract") :]
     assert '1. A new shape is a new trace, every time. [↩](#claim-1 "Back to the text")' in listing
     assert "[output of block 1, line 1](#output-1-1): `shapes: 2`" in listing
 
 
-def test_a_marker_outside_a_sentence_of_prose_stops_the_build(docs):
-    page = PAGE + '\n| a | b |\n|---|---|\n| x.[[proof: "shapes: 2"]] | y |\n'
-    with pytest.raises(ClaimError, match="must end a sentence of prose"):
+def test_a_marker_outside_a_sentence_stops_the_build(docs):
+    page = PAGE + '\n<div>x.[[proof: "shapes: 2"]]</div>\n'
+    with pytest.raises(ClaimError, match="must end a sentence"):
         render_markers(page, "guide/page.md", docs, REPO, None)
+
+
+def test_a_table_cell_carries_a_marker_and_a_title_can_only_be_set_aside(docs):
+    page = PAGE + '\n| a | b |\n|---|---|\n| Two dtypes give 3.[[proof: "dtypes: 3"]] | y |\n'
+    out = render_markers(page, "guide/page.md", docs, REPO, None)
+    assert '| Two dtypes give 3.<sup class="claim-ref" id="claim-2">' in out
+    heading = PAGE + "\n## Each call traces[[no-claim: site]]\n"
+    assert "\n## Each call traces\n" in render_markers(heading, "guide/page.md", docs, REPO, None)
+    with pytest.raises(ClaimError, match="line 19: a heading cannot carry"):
+        render_markers(
+            PAGE + '\n## Each call traces[[proof: "shapes: 2"]]\n',
+            "guide/page.md",
+            docs,
+            REPO,
+            None,
+        )
+    box = PAGE + '\n!!! note "Traces twice[[proof: "shapes: 2"]]"\n\n    Text.\n'
+    with pytest.raises(ClaimError, match="line 19: an admonition title cannot carry"):
+        render_markers(box, "guide/page.md", docs, REPO, None)
+
+
+def test_quantities_in_words_and_every_kind_of_text_are_counted():
+    text = textwrap.dedent(
+        """\
+        # Traced once per shape
+
+        A tensor is keyed on its shape. It traces once. Each call is cheap. Ten calls.
+
+        - All of them run.
+
+        | Case | Traces |
+        |---|---|
+        | a list | twice |
+
+        !!! note "Whenever it runs"
+
+            It runs whenever asked.
+        """
+    )
+    found = [(s.kind, s.text, s.must_have_evidence) for s in sentences(text, "p.md")]
+    assert found == [
+        ("heading", "Traced once per shape", True),
+        ("prose", "A tensor is keyed on its shape.", False),
+        ("prose", "It traces once.", True),
+        ("prose", "Each call is cheap.", True),
+        ("prose", "Ten calls.", True),
+        ("list item", "All of them run.", True),
+        ("table", "Case", False),
+        ("table", "Traces", False),
+        ("table", "a list", False),
+        ("table", "twice", True),
+        ("admonition title", "Whenever it runs", True),
+        ("prose", "It runs whenever asked.", True),
+    ]
 
 
 def test_output_lines_get_ids_in_the_rendered_page(docs):
@@ -317,7 +375,10 @@ def test_the_check_command_runs_the_same_check(capsys):
 
 def test_the_index_renders_the_table_and_the_set_aside_sentences():
     out = replace_index_marker("<!-- claims:coverage -->\n\n<!-- claims:set-aside -->", DOCS)
-    assert "| **All guide pages** |" in out
+    assert "| **All counted pages** |" in out
+    assert "| [install.md](../install.md) | new |" in out  # pages outside the guide too
+    assert "| Kind of text | Flagged | With evidence | Set aside | Without |" in out
+    assert re.search(r"\| table \| \d+ \| \d+ \| \d+ \| \d+ \|", out)
     assert "Flagged before: counted at commit" in out
 
 
@@ -488,3 +549,27 @@ def test_a_misspelt_marker_fails_the_build_naming_page_and_line(docs, malformed)
 def test_a_marker_written_lower_case_with_a_colon_is_still_a_marker_and_lists_stay_text():
     text = 'A.[[proof: "a"]] B.[[no-claim: site]] Lists [[1, 2], [3, 4]] and [Proof](x).'
     assert [m.kind for m in find_markers(text, "p.md")] == ["proof", "no-claim"]
+
+
+def test_the_readme_is_counted_and_may_hold_no_marker(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (tmp_path / "README.md").write_text("# Tool\n\nIt traces once.\n")
+    assert check.problems(docs, {"pages": {}}, None) == [
+        "README.md: a sentence the count flags has no marker: It traces once."
+    ]
+    recorded = {"pages": {}, "unmarked": {"../README.md": ["It traces once."]}}
+    assert check.problems(docs, recorded, None) == []
+    (tmp_path / "README.md").write_text("# Tool\n\nIt traces once.[[no-claim: site]]\n")
+    (problem,) = check.problems(docs, recorded, None)
+    assert problem == "README.md: a claim marker would show as text on GitHub: It traces once."
+
+
+def test_a_new_unmarked_sentence_fails_even_when_another_was_marked(docs):
+    record = {"pages": {}, "unmarked": {"guide/page.md": ["Three dtypes give 3 traces."]}}
+    assert check.problems(docs, record, None) == []
+    page = docs / "guide" / "page.md"
+    page.write_text(page.read_text() + "\nEach call costs a trace.\n")
+    assert check.problems(docs, record, None) == [
+        "guide/page.md: a sentence the count flags has no marker: Each call costs a trace."
+    ]

@@ -349,3 +349,66 @@ def test_this_module_imports_no_tensorflow():
     ran, loaded = result.stdout.split(" ", 1)
     assert int(ran) >= 20
     assert loaded.strip() == "[]", loaded
+
+
+# --- Containers of objects and functions with *args or **kwargs (issue 52) -------------
+
+
+class _Layer:
+    """Stands for a Keras layer: kept alive so that its reference resolves."""
+
+
+def _objects(layers):
+    return td.Structure(
+        "list",
+        "list",
+        tuple(
+            (f"[{i}]", td.ObjectRef(f"Dense #{id(layer) % 97}", lambda layer=layer: layer))
+            for i, layer in enumerate(layers)
+        ),
+    )
+
+
+def test_new_objects_in_a_list_are_compared_with_the_trace_fewest_items_apart():
+    two, three, other_three = (
+        [_Layer(), _Layer()],
+        [_Layer() for _ in range(3)],
+        [_Layer() for _ in range(3)],
+    )
+    first, second = trace(layers=_objects(two)), trace(layers=_objects(three))
+    grew = explain(first, second)
+    assert (grew.kind, grew.argument) == ("structure", "layers")
+    assert "holds Python objects" in grew.message and "tf.stack)" not in grew.message
+    # a list of 3 other objects: 3 items apart from either, so the most recent is closest
+    replaced = explain(first, second, trace(layers=_objects(other_three)))
+    assert (replaced.kind, replaced.argument) == ("object", "layers[0]")
+
+
+def test_a_list_of_tensors_that_grew_keeps_the_stack_advice():
+    grew = explain(
+        trace(xs=td.Structure("list", "list", (("[0]", tensor((2,))),))),
+        trace(xs=td.Structure("list", "list", (("[0]", tensor((2,))), ("[1]", tensor((2,)))))),
+    )
+    assert "stack the items (tf.stack) and give that dimension None" in grew.message
+    assert "(input_signature or reduce_retracing=True)" in grew.message
+
+
+def _variadic(passed=(), **arguments):
+    description = trace(**arguments)
+    description.variadic, description.through_variadic = ("**kwargs",), tuple(passed)
+    return description
+
+
+def test_a_function_with_kwargs_is_never_advised_reduce_retracing():
+    reason = explain(_variadic(x=tensor((8, 4))), _variadic(x=tensor((5, 4))))
+    assert "use reduce_retracing=True" not in reason.message
+    assert "give `x` the spec tf.TensorSpec(shape=[None, 4], dtype=tf.float32) in " in (
+        reason.message
+    )
+    assert "Not reduce_retracing=True: the function takes **kwargs" in reason.message
+    passed = explain(
+        _variadic(("beams",), x=tensor((8, 4)), beams=td.PythonValue(2)),
+        _variadic(("beams",), x=tensor((5, 4)), beams=td.PythonValue(2)),
+    )
+    assert "in input_signature" not in passed.message.split("Neither")[0]
+    assert "Pad or bucket inputs to a few sizes: one trace each." in passed.message

@@ -58,6 +58,7 @@ def test_a_missed_hazard_lowers_recall():
         ({"kind": "maybe"}, r"files\[0\]: kind: 'maybe'"),
         ({"hazards": [{"line": 3, "rule": "TFL099"}]}, r"hazards\[0\]: needs a line and a rule"),
         ({"commit": None, "path": None} | {"drop": "path"}, r"files\[0\]: path: missing"),
+        ({"half": "both"}, r"files\[0\]: half: 'both' is not tune or sealed"),
     ],
 )
 def test_malformed_marks_name_the_file_and_field(tmp_path, entry, message):
@@ -88,3 +89,51 @@ def test_the_lint_page_shows_the_blind_score_beside_the_latest():
     assert f"| {first['found']} of {first['hazards']} |" in page
     assert f"| {data['summary']['found']} of {data['summary']['hazards']} |" in page
     assert page.count("line ") >= sum(len(f["missed"]) for f in data["files"])
+
+
+def test_the_second_corpus_is_split_in_two_halves_by_family():
+    """Marked blind from the rules page; split before the linter first ran on it, so that
+    one half can be tuned on and the other scored once (blind2_sealed_results.json keeps
+    that first score)."""
+    from verification.lint_corpus.blind import MARKS_SPLIT
+
+    document, files = read_marks(MARKS_SPLIT)
+    assert len(files) >= 45 and "tune" in document["split"] and "sealed" in document["split"]
+    halves = {half: [f for f in files if f.half == half] for half in ("tune", "sealed")}
+    assert len(files) == len(halves["tune"]) + len(halves["sealed"])
+    assert all(any(f.kind == "clean" for f in half) for half in halves.values())
+
+
+def test_scoring_one_half_scores_only_its_files(tmp_path, monkeypatch):
+    from verification.lint_corpus import blind
+
+    marks = tmp_path / "marks.json"
+    entry = {"repository": "o/r", "commit": "c" * 40, "kind": "hazard"}
+    marks.write_text(
+        json.dumps(
+            {
+                "files": [
+                    {
+                        **entry,
+                        "path": "a.py",
+                        "half": "tune",
+                        "hazards": [{"line": 6, "rule": "TFL004"}],
+                    },
+                    {
+                        **entry,
+                        "path": "b.py",
+                        "half": "sealed",
+                        "hazards": [{"line": 3, "rule": "TFL002"}],
+                    },
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(blind, "source_of", lambda marked, mirror: SOURCE)
+    out = tmp_path / "results.json"
+    scored = blind.run(tmp_path, marks, out, "sealed")
+    assert [f["path"] for f in scored["files"]] == ["b.py"]
+    assert scored["provenance"]["half"] == "sealed" and scored["first_run"] is None
+    again = blind.run(tmp_path, marks, out, "sealed")
+    assert again["first_run"]["summary"] == scored["summary"]  # the first score is kept

@@ -7,6 +7,7 @@ actionlint's PyPI wrapper builds by downloading a binary, which cannot happen of
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -160,6 +161,46 @@ def test_checks_moved_out_of_make_test_run_weekly_and_are_named_in_contributing(
     contributing = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
     assert "Scheduled checks" in contributing
     assert [name for name in marked if f"tests/{name}" not in contributing] == []
+
+
+def test_the_scheduled_checks_run_the_stale_benchmark_scenarios_again(tmp_path, monkeypatch):
+    """A job of the scheduled checks runs `python -m benchmarks stale --rerun`, which runs
+    again every stale scenario of the CPU results file; it writes outside
+    benchmarks/results, can only read the repository, and uploads what it wrote. The
+    command is parsed by the benchmarks CLI itself, and run with the measuring stubbed: it
+    asks for exactly the scenarios the results file has as stale."""
+    from benchmarks import cli
+    from benchmarks.code_hash import freshness
+
+    workflow = load(SCHEDULED_WORKFLOW)
+    [(job_name, step)] = [
+        (name, step)
+        for name, step in all_steps(workflow)
+        if "-m benchmarks stale" in step.get("run", "")
+    ]
+    job = workflow["jobs"][job_name]
+    assert job["permissions"] == {"contents": "read"}
+    assert job["runs-on"] == "ubuntu-24.04"  # a hosted runner, never the GPU machine
+    words = command(step["run"], {"RUNNER_TEMP": str(tmp_path)})
+    assert words[:3] == [".venv/bin/python", "-m", "benchmarks"]
+    args = cli.parse_args(words[3:])
+    assert args.command == "stale" and args.rerun and not args.quick
+    assert args.results == cli.RESULTS_DIR / "cpu.json" and args.device == "cpu"
+    assert not args.out.resolve().is_relative_to(cli.RESULTS_DIR.resolve())
+    steps = job["steps"]
+    installs = [i for i, s in enumerate(steps) if s.get("run") == "make env"]
+    assert installs and installs[0] < steps.index(step)
+    [upload] = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    uploaded = upload["with"]["path"].replace("${{ runner.temp }}", str(tmp_path))
+    assert Path(uploaded).resolve() == args.out.parent.resolve()
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(cli, "run", lambda a: asked.append(list(a.scenario)))
+    assert cli.report_stale(args) == 0
+    document = json.loads(args.results.read_text("utf-8"))
+    stale = [n for n, r in document["scenarios"].items() if freshness(r) is not None]
+    runnable = set(cli.runnable())
+    assert asked == ([[n for n in stale if n in runnable]] if stale else [])
 
 
 def test_release_publishes_with_trusted_publishing_from_a_tag_only():

@@ -117,6 +117,12 @@ class TraceDescription:
     call: dict[str, Node]
     traced: dict[str, Node]
     context: CallContext
+    # The function's variadic parameters as written ("*args", "**kwargs"), and the
+    # arguments of this call that came through them. On such a function a call may pass
+    # arguments an earlier trace did not have: reduce_retracing then raises IndexError
+    # in TensorFlow, and an input_signature refuses them (so the advice differs).
+    variadic: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+    through_variadic: tuple[str, ...] = dataclasses.field(default=(), compare=False)
 
 
 def description_key(description: TraceDescription) -> tuple | None:

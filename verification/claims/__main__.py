@@ -1,12 +1,18 @@
-"""``python -m verification.claims report [PAGE ...]``: per guide page, the sentences that
-must carry evidence and how many do, then each sentence still without it; exit status 1
-when one is left. ``python -m verification.claims check``: the coverage check the tests
-run (``verification/claims/check.py``): exit status 1, with one line per problem, when a
-marker is misspelt, its evidence is gone, a flagged sentence has none, or a recorded claim
-lost its marker. ``python -m verification.claims record``: write the claims as they are now
-to ``verification/claims/recorded.json``. ``python -m verification.claims baseline``:
+"""``python -m verification.claims report [PAGE ...]``: per counted page (the guide, the
+home, install and Versions pages, the Benchmarks pages and the README), the sentences that
+must carry evidence and how many do, then each sentence still without it, and the same
+counts by kind of text; exit status 1 when one is left. ``python -m verification.claims
+check``: the coverage check the tests run (``verification/claims/check.py``): exit status
+1, with one line per problem, when a marker is misspelt, its evidence is gone, a flagged
+sentence has none and is not recorded as still without one, a recorded claim lost its
+marker, or a claim cites a stale figure the record does not accept.
+``python -m verification.claims record``: write the claims as they are now (and the
+sentences still without a marker, and the stale figures accepted) to
+``verification/claims/recorded.json``. ``python -m verification.claims baseline``:
 record the counts of the pages as they are now in ``verification/claims/baseline.json``
-(run once, before markers existed)."""
+(run once, before markers existed). ``python -m verification.claims stale``: how many
+results figures the pages cite and which of them come from a stale run (older than its
+code, or without a code hash); exit status 0, for CI's log."""
 
 from __future__ import annotations
 
@@ -17,7 +23,14 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from verification.claims.index import BASELINE, guide_pages, page_counts, page_sentences
+from verification.claims.index import (
+    BASELINE,
+    counted_pages,
+    guide_pages,
+    kind_counts,
+    page_counts,
+    page_sentences,
+)
 from verification.claims.markers import ClaimError
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -34,7 +47,13 @@ def report(pages: list[str]) -> int:
         for sentence in page_sentences(DOCS, page):
             if sentence.status == "missing":
                 missing += 1
-                print(f"    without evidence: {sentence.text}")
+                print(f"    without evidence ({sentence.kind}): {sentence.text}")
+    print("by kind of text:")
+    for kind, status in kind_counts(DOCS, pages).items():
+        print(
+            f"  {kind}: {sum(status.values())} flagged, {status['proof']} with evidence, "
+            f"{status['no-claim']} set aside, {status['missing']} without"
+        )
     return 1 if missing else 0
 
 
@@ -72,6 +91,17 @@ def check() -> int:
     return 1 if found else 0
 
 
+def stale() -> int:
+    from verification.claims.index import cited_figures, stale_summary
+
+    figures = cited_figures(DOCS)
+    for figure in figures:
+        if figure.stale:
+            print(f"stale: {figure.page}, claim {figure.claim}: {figure.file} {figure.key}")
+    print(stale_summary(figures))
+    return 0
+
+
 def record() -> int:
     from verification.claims import check as coverage_check
 
@@ -89,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("baseline", help="record the counts as they are now")
     commands.add_parser("check", help="fail on a lost, misspelt or unresolved marker")
     commands.add_parser("record", help="record the sentences that carry evidence now")
+    commands.add_parser("stale", help="count the cited results figures of stale runs")
     args = parser.parse_args(argv)
     if args.command == "baseline":
         return baseline()
@@ -96,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         return check()
     if args.command == "record":
         return record()
-    pages = [p.removeprefix("docs/") for p in args.pages] or guide_pages(DOCS)
+    if args.command == "stale":
+        return stale()
+    pages = [p.removeprefix("docs/") for p in args.pages] or counted_pages(DOCS)
     return report(pages)
 
 

@@ -6,10 +6,17 @@
   outside a sentence of prose;
 - a piece of evidence is gone (the cited output line, results figure, page or run of the
   version matrix no longer exists);
-- a guide sentence the count flags (a universal word, a number, a version) carries no
-  marker;
+- a sentence the count flags (a universal word, a quantity in words, a number, a
+  version; in prose, a list item, a heading, a table cell or a box's title) on a counted
+  page (``index.counted_pages``: the guide, the home, install and Versions pages, the
+  Benchmarks pages and the README) carries no marker and is not among the ones the
+  record lists as still without one (``unmarked``): that list can only get shorter;
 - a sentence that carried a ``[[proof: ...]]`` marker when the claims were recorded is
-  on its page without one, or its page has fewer claims than were recorded.
+  on its page without one, or its page has fewer claims than were recorded;
+- a claim cites a results figure whose run is stale (older than the code it measured, or
+  made before runs recorded a code hash) and the record does not list that figure among
+  the stale ones it accepted (``stale_figures``): the number of stale figures can go down
+  without a word and goes up only in a change of ``recorded.json``.
 
 The record (``recorded.json``) lists, per page, the sentences that carried evidence; it is
 written by ``python -m verification.claims record``. Rewording a claim and keeping its
@@ -28,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from verification.claims.coverage import sentences
-from verification.claims.index import GUIDE
+from verification.claims.index import README, cited_figures, counted_pages, page_sentences
 from verification.claims.markers import ClaimError
 from verification.claims.render import render_markers
 
@@ -60,6 +67,14 @@ def read_record(path: Path = RECORD) -> dict:
         isinstance(v, list) and all(isinstance(s, str) for s in v) for v in pages.values()
     ):
         raise ClaimError(f"{path}: 'pages' must map each page to a list of sentences")
+    unmarked = document.get("unmarked", {})
+    if not isinstance(unmarked, dict) or not all(
+        isinstance(v, list) and all(isinstance(s, str) for s in v) for v in unmarked.values()
+    ):
+        raise ClaimError(f"{path}: 'unmarked' must map each page to a list of sentences")
+    stale = document.get("stale_figures", [])
+    if not isinstance(stale, list) or not all(isinstance(s, str) for s in stale):
+        raise ClaimError(f"{path}: 'stale_figures' must be a list of 'page: file key' texts")
     return document
 
 
@@ -73,6 +88,8 @@ def problems(
     """Every reason the check fails, one line each (empty: the check passes)."""
     found: list[str] = []
     recorded = record["pages"]
+    unmarked = record.get("unmarked", {})
+    counted = set(counted_pages(docs_dir))
     existing = marked_pages(docs_dir)
     chosen = existing if pages is None else pages
     for page in chosen:
@@ -83,13 +100,12 @@ def problems(
         except ClaimError as error:  # malformed, outside prose, or evidence gone
             found.append(str(error))
             continue
-        if page.startswith(f"{GUIDE}/"):
-            found.extend(
-                f"{page}: a sentence the count flags has no marker: {s.text}"
-                for s in page_sentences
-                if s.status == "missing"
-            )
+        if page in counted:
+            found.extend(_unrecorded_missing(page, page_sentences, unmarked.get(page, [])))
         found.extend(_lost_claims(page, page_sentences, recorded.get(page, [])))
+        found.extend(_new_stale_figures(docs_dir, page, set(record.get("stale_figures", []))))
+    if (pages is None or README in pages) and README in counted:
+        found.extend(_readme_problems(docs_dir, unmarked.get(README, [])))
     if pages is None:
         found.extend(
             f"{page}: recorded with {len(recorded[page])} claims, and the page is gone "
@@ -98,6 +114,48 @@ def problems(
             if recorded[page]
         )
     return found
+
+
+def _unrecorded_missing(page: str, found: list, recorded: list[str]) -> list[str]:
+    """Flagged sentences without a marker beyond those the record lists for the page."""
+    allowed = Counter(recorded)
+    problems = []
+    for sentence in found:
+        if sentence.status != "missing":
+            continue
+        if allowed[sentence.text] > 0:
+            allowed[sentence.text] -= 1
+            continue
+        kind = "" if sentence.kind == "prose" else f" ({sentence.kind})"
+        problems.append(f"{page}: a sentence the count flags has no marker{kind}: {sentence.text}")
+    return problems
+
+
+def _readme_problems(docs_dir: Path, recorded: list[str]) -> list[str]:
+    """The README is read on GitHub, where a marker would show as text: it has none, and
+    its flagged sentences are counted against the record like a page's."""
+    name = "README.md"
+    try:
+        found = page_sentences(docs_dir, README)
+    except ClaimError as error:
+        return [str(error).replace(README, name)]
+    problems = [
+        f"{name}: a claim marker would show as text on GitHub: {s.text}" for s in found if s.markers
+    ]
+    return problems + [
+        line.replace(f"{README}:", f"{name}:", 1)
+        for line in _unrecorded_missing(README, found, recorded)
+    ]
+
+
+def _new_stale_figures(docs_dir: Path, page: str, accepted: set[str]) -> list[str]:
+    return [
+        f"{page}: claim {figure.claim} cites {figure.file} {figure.key}, a figure of a stale "
+        f"run: {figure.state} Run it again; to accept it as stale for now, write the record "
+        f"again: {RECORD_COMMAND}"
+        for figure in cited_figures(docs_dir, [page])
+        if figure.stale and figure.label not in accepted
+    ]
 
 
 def _lost_claims(page: str, page_sentences: list, recorded: list[str]) -> list[str]:
@@ -130,6 +188,16 @@ def record(docs_dir: Path, path: Path = RECORD) -> dict:
         "pages": {
             page: texts for page in marked_pages(docs_dir) if (texts := claimed(docs_dir, page))
         },
+        # Flagged sentences still without a marker, per page: the check fails on any
+        # other, so this list only gets shorter (see the module's docstring).
+        "unmarked": {
+            page: texts
+            for page in counted_pages(docs_dir)
+            if (texts := [s.text for s in page_sentences(docs_dir, page) if s.status == "missing"])
+        },
+        # Cited figures whose run is stale, accepted as they are; the check fails on any
+        # other (see the module's docstring).
+        "stale_figures": sorted({f.label for f in cited_figures(docs_dir) if f.stale}),
     }
     path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return document

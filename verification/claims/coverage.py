@@ -1,10 +1,13 @@
 """Which sentences of a page must carry evidence, and which do.
 
 A sentence must, when it has a universal word (never, always, only, every, cannot, any,
-no), a number or a version outside inline code: the kinds of statement most often found
-wrong. Prose only is counted: paragraphs, list items and admonition text; headings,
-tables, HTML and code are not. A sentence carries evidence when it ends with a
-``[[proof: ...]]`` marker, and is set aside when it ends with ``[[no-claim: ...]]``.
+no), a quantity written in words (once, twice, each, all, whenever, none, one, ten,
+thousand...), a number or a version outside inline code: the kinds of statement most
+often found wrong. Every kind of text a reader reads as a statement is counted, each
+sentence with its kind (``KINDS``): paragraphs and admonition text ("prose"), list items,
+headings, table cells and admonition titles; HTML and code are not. A sentence carries
+evidence when it ends with a ``[[proof: ...]]`` marker, and is set aside when it ends with
+``[[no-claim: ...]]``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,16 @@ from dataclasses import dataclass
 from verification.claims.markers import INLINE_CODE, Marker, find_markers, prose_ranges
 
 UNIVERSAL = re.compile(r"\b(never|always|only|every|cannot|any|no)\b", re.IGNORECASE)
+# Quantities in words: how often, how many, for which ones (the words a count in digits
+# would not catch; "once" and "each" were where unmarked false statements were found).
+QUANTITY = re.compile(
+    r"\b(once|twice|thrice|each|every|all|whenever|none|never|zero|one|two|three|four|five|"
+    r"six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|"
+    r"thousands?|millions?|dozens?|half|double)\b",
+    re.IGNORECASE,
+)
 NUMBER = re.compile(r"\d")
+KINDS = ("prose", "list item", "heading", "table", "admonition title")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REFERENCE_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")
 _HTML = re.compile(r"<[^>]+>")
@@ -26,6 +38,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])((?:\x00\d+\x00)*)\s+")
 # Lines that are not prose: headings, tables, HTML, footnote and abbreviation definitions,
 # rules, includes, admonition and tab titles.
 _NOT_PROSE = re.compile(r"^\s*(#|\||<|\[\^|\*\[|-{3,}\s*$|={3,}|--8<--|!!!|\?\?\?|===|\S+:\s*$)")
+_HEADING = re.compile(r"^\s*#{1,6}\s+(?P<text>.*?)\s*(\{[^}]*\})?\s*#*\s*$")
+_TABLE_ROW = re.compile(r"^\s*\|")
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+_CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
+_ADMONITION = re.compile(r'^\s*(?:!!!|\?\?\?\+?)\s*[\w-]+(?:\s+[\w-]+)*\s+"(?P<title>.*)"\s*$')
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 
@@ -34,12 +51,14 @@ _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 class Sentence:
     text: str  # as a reader reads it: no markers or emphasis, link texts only
     markers: tuple[Marker, ...]
+    kind: str = "prose"  # one of KINDS
 
     @property
     def must_have_evidence(self) -> bool:
-        """A universal word, a number or a version outside inline code."""
+        """A universal word, a quantity in words, a number or a version outside inline
+        code."""
         words = INLINE_CODE.sub("", self.text)
-        return bool(UNIVERSAL.search(words) or NUMBER.search(words))
+        return bool(UNIVERSAL.search(words) or QUANTITY.search(words) or NUMBER.search(words))
 
     @property
     def status(self) -> str:
@@ -53,11 +72,12 @@ class Sentence:
 
 
 def sentences(markdown: str, page: str) -> list[Sentence]:
-    """The prose sentences of a page, each with the markers that end it."""
+    """The sentences of a page a reader reads, each with its kind and the markers that
+    end it."""
     markers = find_markers(markdown, page)
     found = []
-    for paragraph, owned in _paragraphs(markdown, markers):
-        found.extend(_split(paragraph, owned))
+    for paragraph, owned, kind in _paragraphs(markdown, markers):
+        found.extend(_split(paragraph, owned, kind))
     return found
 
 
@@ -66,32 +86,54 @@ def counts(found: list[Sentence]) -> Counter:
 
 
 def _paragraphs(markdown: str, markers: list[Marker]):
-    """Paragraph texts, with each marker replaced by a placeholder holding its position."""
+    """(text, markers, kind) of each paragraph, list item, heading, table cell and
+    admonition title, with each marker replaced by a placeholder holding its position."""
     text = _with_placeholders(markdown, markers)
     text = _FRONT_MATTER.sub(lambda m: "\n" * m.group().count("\n"), text)
     for start, end in prose_ranges(text):
         block: list[str] = []
+        kind = "prose"
         for line in text[start:end].splitlines():
             if _ends_paragraph(line):
-                yield from _flush(block, markers)
-                block = []
+                yield from _flush(block, markers, kind)
+                block, kind = [], "prose"
+                yield from _not_prose(line, markers)
                 if _NOT_PROSE.match(line) or not line.strip():
                     continue
             if _BLOCK_START.match(line):
-                yield from _flush(block, markers)
-                block = [_BLOCK_START.sub("", line, count=1)]
+                yield from _flush(block, markers, kind)
+                block, kind = [_BLOCK_START.sub("", line, count=1)], "list item"
                 continue
             block.append(line.strip())
-        yield from _flush(block, markers)
+        yield from _flush(block, markers, kind)
+
+
+def _not_prose(line: str, markers: list[Marker]):
+    """A heading's text, a table row's cells or an admonition's title, with its kind."""
+    if heading := _HEADING.match(line):
+        yield heading["text"], markers, "heading"
+    elif _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
+        for cell in _cells(line):
+            yield cell, markers, "table"
+    elif title := _ADMONITION.match(line):
+        yield title["title"], markers, "admonition title"
+
+
+def _cells(row: str) -> list[str]:
+    """The cells of a table row, split on ``|`` outside inline code."""
+    # Inline code is kept whole: a | inside it separates nothing.
+    masked = INLINE_CODE.sub(lambda m: m.group().replace("|", "\x01"), row.strip())
+    cells = _CELL_SEPARATOR.split(masked.strip().strip("|"))
+    return [cell.replace("\x01", "|").strip() for cell in cells if cell.strip()]
 
 
 def _ends_paragraph(line: str) -> bool:
     return not line.strip() or bool(_NOT_PROSE.match(line))
 
 
-def _flush(block: list[str], markers: list[Marker]):
+def _flush(block: list[str], markers: list[Marker], kind: str):
     if block:
-        yield " ".join(block), markers
+        yield " ".join(block), markers, kind
 
 
 def _with_placeholders(markdown: str, markers: list[Marker]) -> str:
@@ -104,13 +146,13 @@ def _with_placeholders(markdown: str, markers: list[Marker]) -> str:
     return "".join(pieces)
 
 
-def _split(paragraph: str, markers: list[Marker]) -> list[Sentence]:
+def _split(paragraph: str, markers: list[Marker], kind: str) -> list[Sentence]:
     found = []
     for piece in _SENTENCE_END.sub(lambda m: m.group(1) + "\n", paragraph).split("\n"):
         owned = tuple(markers[int(n)] for n in _PLACEHOLDER.findall(piece))
         text = _readable(_PLACEHOLDER.sub("", piece))
         if text:
-            found.append(Sentence(text, owned))
+            found.append(Sentence(text, owned, kind))
     return found
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from benchmarks.results_pages import FRESH, locate, run_state
 from verification.claims.markers import ClaimError, EvidenceRef
 from verification.harness.codeblocks import DocBlock, HarnessError, page_blocks
 from verification.matrix.render import current
@@ -45,6 +46,13 @@ class ResultFigure:
     file: str
     key: str
     value: object
+    # FRESH, or why the run that wrote it may be older than its code (changed since, or
+    # no hash recorded): the page shows it beside the claim, the evidence page counts it.
+    state: str = FRESH
+
+    @property
+    def stale(self) -> bool:
+        return self.state != FRESH
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,8 @@ def resolve(
     if ref.kind == "matrix":
         return matrix_line(matrix_doc, ref.entry, target, docs_dir, ref.text, where)
     if ref.kind == "results":
-        return ResultFigure(ref.file, ref.text, results_value(ref.file, ref.text, where))
+        value = results_value(ref.file, ref.text, where)
+        return ResultFigure(ref.file, ref.text, value, figure_state(ref.file, ref.text))
     target = (
         posixpath.normpath(posixpath.join(posixpath.dirname(page), ref.page)) if ref.page else page
     )
@@ -136,11 +145,48 @@ def _blocks(path: Path, _modified: int) -> tuple[DocBlock, ...]:
         raise ClaimError(str(error)) from error
 
 
+# The version matrix's runs are tied to the code they ran by a digest of each block (a
+# block changed since is shown as not run, ``verification.matrix.render.current``), and
+# what a claim cites from it is a release's version; it records no code hash to compare.
+MATRIX_RESULTS = "verification/matrix/results.json"
+
+
+def figure_state(file: str, key: str) -> str:
+    """Whether the run that wrote a results figure measured the code as it is now."""
+    if file == MATRIX_RESULTS:
+        return FRESH
+    scenario, _ = locate(key)
+    return _run_state(file, scenario or "", key if scenario is None else f"scenarios/{scenario}")
+
+
+@cache
+def _run_state(file: str, _scenario: str, key: str) -> str:
+    # Hashing a run's code reads and parses every file it measured: once per run and per
+    # build (the hook calls ``forget_results`` when a build starts), not once per figure.
+    return run_state(_results_document(file), key, ROOT)
+
+
+def forget_results() -> None:
+    """Read results files and hash code again (a new build of ``mkdocs serve``)."""
+    _run_state.cache_clear()
+    _read_results.cache_clear()
+
+
+@cache
+def _read_results(path: Path, _modified: int) -> object:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _results_document(file: str) -> object:
+    """A results file, parsed once per version of it (``mkdocs serve`` sees a new run)."""
+    path = ROOT / file
+    return _read_results(path, path.stat().st_mtime_ns)
+
+
 def results_value(file: str, key: str, where: str) -> object:
     """The figure at ``key`` (keys and list positions joined by ``/``) of a results file."""
-    path = ROOT / file
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = _results_document(file)
     except (OSError, ValueError) as error:
         raise ClaimError(f"{where}: results file {file} cannot be read: {error}") from error
     for part in key.split("/"):

@@ -9,11 +9,16 @@ pages as they are (run once, before markers were added; kept for the comparison)
 from __future__ import annotations
 
 import json
+import posixpath
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.code_hash import NO_HASH
+from benchmarks.results_pages import FRESH
 from verification.claims import reviews
-from verification.claims.coverage import Sentence, sentences
+from verification.claims.coverage import KINDS, Sentence, sentences
+from verification.claims.evidence import figure_state
 from verification.claims.markers import ClaimError, find_markers
 from verification.search_index import out_of_search
 
@@ -23,12 +28,43 @@ GUIDE = "guide"
 BASELINE = Path(__file__).with_name("baseline.json")
 
 
+# Pages outside the guide whose sentences are counted too: what a reader meets first (the
+# home page, the install page, the README on GitHub), the Versions page and the Benchmarks
+# pages. The README is read from the repository's root ("../README.md" from docs/).
+COUNTED_OUTSIDE_GUIDE = ("index.md", "install.md", "versions.md")
+BENCHMARKS = "benchmarks"
+README = "../README.md"
+
+
 def guide_pages(docs_dir: Path) -> list[str]:
     return sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / GUIDE).rglob("*.md"))
 
 
+def counted_pages(docs_dir: Path) -> list[str]:
+    """Every page whose flagged sentences must carry a marker or be recorded as without
+    one: the guide, the pages above, the Benchmarks pages and the README."""
+    pages = guide_pages(docs_dir)
+    pages += [page for page in COUNTED_OUTSIDE_GUIDE if (docs_dir / page).is_file()]
+    pages += sorted(
+        p.relative_to(docs_dir).as_posix() for p in (docs_dir / BENCHMARKS).rglob("*.md")
+    )
+    if (docs_dir / README).is_file():
+        pages.append(README)
+    return pages
+
+
 def page_sentences(docs_dir: Path, page: str) -> list[Sentence]:
     return sentences((docs_dir / page).read_text(encoding="utf-8"), page)
+
+
+def kind_counts(docs_dir: Path, pages: list[str]) -> dict[str, Counter]:
+    """Per kind of text (``KINDS``): flagged sentences by status, over ``pages``."""
+    found: dict[str, Counter] = {kind: Counter() for kind in KINDS}
+    for page in pages:
+        for sentence in page_sentences(docs_dir, page):
+            if sentence.must_have_evidence:
+                found[sentence.kind][sentence.status] += 1
+    return found
 
 
 def page_counts(docs_dir: Path, page: str) -> dict[str, int]:
@@ -66,13 +102,25 @@ def coverage_table(docs_dir: Path, baseline: dict) -> str:
     )
     rows = [header, "|---|" + "---:|" * 10]
     total: Counter = Counter()
-    for page in guide_pages(docs_dir):
+    for page in counted_pages(docs_dir):
         counts = page_counts(docs_dir, page)
         old = before.get(page, {}).get("flagged", "new")
         total.update(counts)
         total["before"] += old if isinstance(old, int) else 0
         rows.append(_row(_link(page), old, counts))
-    rows.append(_row("**All guide pages**", total["before"], total))
+    rows.append(_row("**All counted pages**", total["before"], total))
+    return "\n".join(rows) + "\n\n" + kinds_table(docs_dir)
+
+
+def kinds_table(docs_dir: Path) -> str:
+    """The same counts by kind of text, over every counted page."""
+    rows = [
+        "| Kind of text | Flagged | With evidence | Set aside | Without |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for kind, status in kind_counts(docs_dir, counted_pages(docs_dir)).items():
+        cells = [sum(status.values()), status["proof"], status["no-claim"], status["missing"]]
+        rows.append(f"| {kind} | " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(rows)
 
 
@@ -83,13 +131,16 @@ def _row(name: str, before: object, c: dict) -> str:
 
 
 def _link(page: str) -> str:
-    return f"[{page.removeprefix(GUIDE + '/')}]({Path(page).relative_to(GUIDE).as_posix()})"
+    """A link from the evidence page (guide/evidence.md) to ``page``."""
+    if page == README:
+        return "README.md (the repository's)"
+    return f"[{page.removeprefix(GUIDE + '/')}]({posixpath.relpath(page, GUIDE)})"
 
 
 def set_aside_list(docs_dir: Path) -> str:
     """Every flagged sentence set aside as no claim, for a reviewer to disagree with."""
     lines = []
-    for page in guide_pages(docs_dir):
+    for page in counted_pages(docs_dir):
         for sentence in page_sentences(docs_dir, page):
             if sentence.status == "no-claim" and sentence.must_have_evidence:
                 kind = next(m.no_claim_kind for m in sentence.markers if m.kind == "no-claim")
@@ -101,7 +152,9 @@ def set_aside_list(docs_dir: Path) -> str:
     return title + "\n\n" + "\n".join(lines)
 
 
-def replace_index_marker(markdown: str, docs_dir: Path) -> str:
+def replace_index_marker(markdown: str, docs_dir: Path, page: str = "guide/evidence.md") -> str:
+    if STALE_MARKER in markdown:
+        markdown = markdown.replace(STALE_MARKER, stale_list(docs_dir, page))
     if MARKER in markdown:
         baseline = read_baseline()
         provenance = (
@@ -117,3 +170,77 @@ def replace_index_marker(markdown: str, docs_dir: Path) -> str:
         listing = out_of_search(reviews.render(reviews.read_reviews(docs_dir), _link))
         markdown = markdown.replace(reviews.MARKER, listing)
     return markdown
+
+
+# --- cited results figures whose run is older than its code ---------------------------
+
+STALE_MARKER = "<!-- claims:stale -->"
+
+
+@dataclass(frozen=True)
+class CitedFigure:
+    page: str  # from docs/
+    claim: int  # the claim's number on its page
+    file: str
+    key: str
+    state: str  # FRESH, or why the run may be older than its code
+
+    @property
+    def stale(self) -> bool:
+        return self.state != FRESH
+
+    @property
+    def label(self) -> str:
+        """How the record names it: page, file and key (the claim's number moves)."""
+        return f"{self.page}: {self.file} {self.key}"
+
+
+def cited_figures(docs_dir: Path, pages: list[str] | None = None) -> list[CitedFigure]:
+    """Every results figure a claim cites, on every page (or on ``pages``), with whether
+    the run that wrote it measured the code as it is now. Only markers are read, not the
+    rest of the evidence: a marker that cannot be read is the coverage check's to report."""
+    found = []
+    for page in pages if pages is not None else all_pages(docs_dir):
+        number = 0
+        for sentence in page_sentences(docs_dir, page):
+            for marker in sentence.markers:
+                if marker.kind != "proof":
+                    continue
+                number += 1
+                found.extend(
+                    CitedFigure(page, number, ref.file, ref.text, figure_state(ref.file, ref.text))
+                    for ref in marker.refs
+                    if ref.kind == "results"
+                )
+    return found
+
+
+def all_pages(docs_dir: Path) -> list[str]:
+    return sorted(p.relative_to(docs_dir).as_posix() for p in docs_dir.rglob("*.md"))
+
+
+def stale_summary(figures: list[CitedFigure]) -> str:
+    """One sentence: how many cited figures there are and how many are stale."""
+    stale = [f for f in figures if f.stale]
+    no_hash = sum(1 for f in stale if f.state == NO_HASH)
+    return (
+        f"{len(stale)} of {len(figures)} cited results figures are stale: "
+        f"{len(stale) - no_hash} from a run older than its code, {no_hash} from a run that "
+        "recorded no code hash."
+    )
+
+
+def stale_list(docs_dir: Path, here: str) -> str:
+    """The evidence page's count of stale cited figures, and each one with its claim."""
+    figures = cited_figures(docs_dir)
+    lines = [stale_summary(figures)]
+    stale = [f for f in figures if f.stale]
+    if stale:
+        lines += ["", f'??? warning "{len(stale)} stale figures, claim by claim"', ""]
+        for figure in stale:
+            link = posixpath.relpath(figure.page, posixpath.dirname(here) or ".")
+            lines.append(
+                f"    - [{figure.page}, claim {figure.claim}]({link}#claim-{figure.claim}): "
+                f"`{figure.key}` of `{figure.file}`. {figure.state}"
+            )
+    return "\n".join(lines)

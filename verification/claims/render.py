@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.code_hash import NO_HASH
+from benchmarks.results_pages import figure_anchor, is_results_file, locate, page_of
 from verification.claims.coverage import sentences
 from verification.claims.evidence import (
     Evidence,
@@ -58,6 +60,7 @@ def render_markers(
     """The page with its markers replaced by links, and the list of its claims below."""
     claims = page_claims(markdown, page, docs_dir, matrix_doc)
     found = sentences(markdown, page)
+    _refuse_proof_in_titles(markdown, page, found)
     no_claims = [m for s in found for m in s.markers if m.kind == "no-claim"]
     _check_all_owned(markdown, page, {m.start for s in found for m in s.markers})
     replacements = {m.start: (m.end, _superscript(c, page, repo_url)) for m, c in claims}
@@ -69,14 +72,36 @@ def render_markers(
     return f"{text.rstrip()}\n\n{listing}\n"
 
 
+def _refuse_proof_in_titles(markdown: str, page: str, found: list) -> None:
+    """A heading or a box's title cannot hold a claim's number (the table of contents
+    would show it; a quoted title would break): such a title is set aside with
+    ``[[no-claim: ...]]`` or reworded, and its claim made in the text under it."""
+    for sentence in found:
+        if sentence.kind not in ("heading", "admonition title"):
+            continue
+        for marker in sentence.markers:
+            if marker.kind == "proof":
+                line = markdown.count("\n", 0, marker.start) + 1
+                raise ClaimError(
+                    f"{page}: line {line}: {_article(sentence.kind)} {sentence.kind} cannot "
+                    "carry [[proof: ...]]; "
+                    "state the claim in the text under it, or set the title aside with "
+                    "[[no-claim: KIND]]"
+                )
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
 def _check_all_owned(markdown: str, page: str, owned: set[int]) -> None:
     """A marker outside prose (a table, a heading) would reach the reader as text."""
     for marker in find_markers(markdown, page):
         if marker.start not in owned:
             line = markdown.count("\n", 0, marker.start) + 1
             raise ClaimError(
-                f"{page}: line {line}: a claim marker must end a sentence of prose "
-                "(not a table, heading or HTML line)"
+                f"{page}: line {line}: a claim marker must end a sentence (of prose, a "
+                "list item, a table cell, a heading or a box's title), not HTML"
             )
 
 
@@ -99,10 +124,33 @@ def _superscript(claim: Claim, page: str, repo_url: str) -> str:
     )
     # Markdown links, not HTML ones: MkDocs turns a page's .md path into its address.
     links = ",".join(
-        f'[{label}]({_href(e, page, repo_url)} "{matrix.plain(_title(e))}")'
+        f'[{label}]({_href(e, page, repo_url)} "{link_title(_title(e))}")'
         for label, e in zip(labels, claim.evidence, strict=True)
     )
-    return f'<sup class="claim-ref" id="claim-{claim.number}">{links}</sup>'
+    sup = f'<sup class="claim-ref" id="claim-{claim.number}">{links}</sup>'
+    stale = [e for e in claim.evidence if isinstance(e, ResultFigure) and e.stale]
+    if stale:  # said beside the claim, not only in the list under the page
+        words = STALE_WORDS if any(e.state != NO_HASH for e in stale) else NO_HASH_WORDS
+        sup += f' <span class="claim-stale">({words})</span>'
+    return sup
+
+
+STALE_WORDS = "figure older than its code"
+NO_HASH_WORDS = "figure from a run with no code hash"
+
+
+def link_title(text: str) -> str:
+    """``text`` as the title of a Markdown link, shown by the browser as written.
+
+    Markdown would read quotes, brackets, backticks and parentheses in a title as the end
+    of the link or as a code span, so every sign that is not a letter, digit or space is
+    written as a numeric character reference, which Markdown leaves alone and the browser
+    reads back once. (Escaping it as HTML first and then again for Markdown showed
+    references such as ``&#x27;`` in the tooltip.)"""
+    return "".join(
+        char if char.isalnum() or char == " " else f"&#{ord(char)};"
+        for char in " ".join(text.split())
+    )
 
 
 def _href(evidence: Evidence, page: str, repo_url: str) -> str:
@@ -114,7 +162,11 @@ def _href(evidence: Evidence, page: str, repo_url: str) -> str:
         section = matrix.anchor("entry", evidence.entry, f"docs/{evidence.page}")
         return f"{_page_url(f'versions/{evidence.entry}.md', page)}#{section}"
     if isinstance(evidence, ResultFigure):
-        return f"{repo_url.rstrip('/')}/blob/main/{evidence.file}"
+        if not is_results_file(evidence.file):
+            return f"{repo_url.rstrip('/')}/blob/main/{evidence.file}"
+        scenario, inner = locate(evidence.key)
+        target = page_of(evidence.file, scenario)
+        return f"{_page_url(target, page)}#{figure_anchor(inner)}"
     return evidence.address
 
 
@@ -130,7 +182,8 @@ def _title(evidence: Evidence) -> str:
     if isinstance(evidence, MatrixLine):
         return f"On {matrix.label(evidence.entry)}, block {evidence.block}: {evidence.text.strip()}"
     if isinstance(evidence, ResultFigure):
-        return f"{evidence.file}: {evidence.key} = {evidence.value}"
+        stale = "" if not evidence.stale else " (older than its code, or no code hash)"
+        return f"{evidence.file}: {evidence.key} = {evidence.value}{stale}"
     return f"Source: {evidence.address}"
 
 
@@ -172,10 +225,15 @@ def _describe(
             f"in the version matrix: {matrix.code(evidence.text.strip())}"
         )
     if isinstance(evidence, ResultFigure):
-        return (
+        described = (
             f"[{evidence.file}]({href}), {matrix.code(evidence.key)} = "
             f"{matrix.code(str(evidence.value))}"
         )
+        if evidence.state == NO_HASH:
+            return f"{described}; **no code hash**: {evidence.state}"
+        if evidence.stale:
+            return f"{described}; **older than its code**: {evidence.state}"
+        return described
     return f"source: <{evidence.address}>"
 
 

@@ -7,7 +7,7 @@ import os
 import platform
 from pathlib import Path
 
-from benchmarks.code_hash import code_hash
+from benchmarks.code_hash import code_hashes
 from benchmarks.provenance import git_commit
 from verification.corpus_results import (
     ResultsError,
@@ -40,7 +40,7 @@ def provenance(package_path: str | None, seconds: float) -> dict:
         # What a run's results depend on: the package and the cases.
         "commit": git_commit(("snippets", "verification/explainer_corpus/cases")),
         "measured": list(MEASURED),
-        "code_hash": code_hash(MEASURED),
+        **code_hashes(MEASURED),
         "tensorflow": tf.__version__,
         "tf_retracing": tf_retracing.__version__,
         "package_path": package_path,

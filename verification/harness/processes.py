@@ -48,7 +48,13 @@ def build_command(config: Path, site_dir: Path) -> list[str]:
 
 def build_environment() -> dict[str, str]:
     # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
-    return {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    # A build of a copy (copy_site_sources) shares the repository's build cache: what is
+    # kept there is keyed by the hash of what made it (docs/hooks/explain_report.py).
+    return {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "TF_RETRACING_BUILD_CACHE": str(ROOT / ".cache"),
+    }
 
 
 def build_site(config: Path, site_dir: Path) -> subprocess.CompletedProcess:

@@ -1,6 +1,6 @@
 """``python -m verification.lint_corpus run --repositories DIR [--package-path DIR] [--output F]``
 ``python -m verification.lint_corpus export --mirror DIR --to DIR``
-``python -m verification.lint_corpus blind --mirror DIR`` (``verification.lint_corpus.blind``)
+``python -m verification.lint_corpus blind --mirror DIR [--half tune|sealed]``
 
 ``run`` lints every corpus case (recall on the marked hazards, false findings), the
 pinned repositories found in ``--repositories`` (precision, from the reviews), and two
@@ -28,6 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--output", type=Path, help="results file")
     blind = commands.add_parser("blind", help="score the linter on the blind corpus")
     blind.add_argument("--mirror", type=Path, required=True, help="git mirrors of its repositories")
+    blind.add_argument(
+        "--half",
+        choices=["tune", "sealed"],
+        help="score one half of the second, split corpus (blind2_marks.json) instead",
+    )
     export = commands.add_parser("export", help="export the pinned repositories")
     export.add_argument("--mirror", type=Path, required=True)
     export.add_argument("--to", type=Path, required=True)
@@ -38,9 +43,17 @@ def main(argv: list[str] | None = None) -> int:
         export_repositories(options.mirror, options.to)
         return 0
     if options.command == "blind":
-        from verification.lint_corpus.blind import run as run_blind
+        from verification.lint_corpus import blind
 
-        summary = run_blind(options.mirror)["summary"]
+        if options.half:
+            summary = blind.run(
+                options.mirror,
+                blind.MARKS_SPLIT,
+                blind.split_results_file(options.half),
+                options.half,
+            )["summary"]
+        else:
+            summary = blind.run(options.mirror)["summary"]
         for key, value in summary.items():
             print(f"{key}: {value}")
         return 0

@@ -48,7 +48,33 @@ def describe_trace(tracing: dict, instance, concrete_function=None) -> td.TraceD
     if instance is not None:
         this = _object(instance)
         call, traced = {"self": this, **call}, {"self": this, **traced}
-    return td.TraceDescription(call, traced, describe_context(tracing["context"]))
+    variadic, through = _variadic(tracing["polymorphic_type"], call)
+    return td.TraceDescription(
+        call, traced, describe_context(tracing["context"]), variadic, through
+    )
+
+
+def _variadic(function_type, call: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The function's ``*args`` and ``**kwargs`` as written, and the names in ``call``
+    that came through ``**kwargs`` (neither a named parameter nor ``args[i]``), which an
+    input_signature refuses; those through ``*args`` it takes, as far as it lists them."""
+    written, named, positional = [], set(), None
+    for parameter in function_type.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            written.append(f"*{parameter.name}")
+            positional = parameter.name
+        elif parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            written.append(f"**{parameter.name}")
+        else:
+            named.add(parameter.name)
+    if not written:
+        return (), ()
+    through = [
+        name
+        for name in call
+        if name not in named and not (positional and name.startswith(f"{positional}["))
+    ]
+    return tuple(written), tuple(through)
 
 
 def _scalar_constants(concrete_function) -> list[tuple[np.ndarray, Any]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import heapq
 import io
 import linecache
@@ -202,22 +204,82 @@ def _casts_exactly(value, dtype, target) -> bool:
         return bool(through == np.asarray(value).astype(target.as_numpy_dtype))
 
 
+# TensorFlow names what tape.gradient adds after the operation it differentiates
+# ("gradient_tape/mul/Mul" for "mul"), all made on the tape.gradient line.
+_GRADIENT_SCOPE = "gradient_tape/"
+
+
 def _where(op) -> str:
-    """An operation and the line of the function's source that made it: ``Mul, line 5
-    (`y = x * n`)``; for a Const, the operations it feeds."""
+    """An operation and the line of the watched function's own body where the value
+    enters it: ``Mul, line 5 (`y = x * n`)``; for an operation made inside a helper the
+    function calls, the line of that call, where the argument is passed; for one that
+    tape.gradient made, the operation it differentiates and that one's line; for a
+    Const, the operations it feeds."""
     if op.type == "Const":
-        feeds = sorted({consumer.type for consumer in op.outputs[0].consumers()})
+        feeds = sorted({_forward(c).type for c in op.outputs[0].consumers()})
         name = " and ".join(feeds) or "nothing"
     else:
-        name = op.type
+        forward = _forward(op)
+        name = op.type if forward is op else f"the gradient of {forward.type}"
+        op = forward
     frames = _body_frames(op)
     if not frames:
         return name
-    frame = frames[-1]
+    frame = _in_own_body(frames)
     line = _without_comment(linecache.getline(frame.filename, frame.lineno)).strip()
     if len(line) > 60:
         line = line[:57] + "..."
     return f"{name}, line {frame.lineno}" + (f" (`{line}`)" if line else "")
+
+
+def _in_own_body(frames: list):
+    """The innermost of ``frames`` inside the watched function's own source (the function
+    around the first of them): a line in a tf.cond branch or loop body of it, but for an
+    operation made in a helper it calls, the line that calls the helper, where the
+    argument is passed (the helper may name it otherwise)."""
+    first = frames[0]
+    span = _function_span(first.filename, first.lineno)
+    if span is None:
+        return first
+    inside = [
+        frame
+        for frame in frames
+        if frame.filename == first.filename and span[0] <= frame.lineno <= span[1]
+    ]
+    return inside[-1]
+
+
+@functools.lru_cache(maxsize=64)
+def _function_spans(filename: str) -> tuple:
+    """Every function's (first line, last line) in a source file; () if it cannot be read."""
+    source = "".join(linecache.getlines(filename))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (node.lineno, node.end_lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+    )
+
+
+def _function_span(filename: str, lineno: int) -> tuple[int, int] | None:
+    """The innermost function of the file around line ``lineno``."""
+    around = [span for span in _function_spans(filename) if span[0] <= lineno <= span[1]]
+    return min(around, key=lambda span: span[1] - span[0], default=None)
+
+
+def _forward(op):
+    """The operation a gradient operation differentiates (``op`` if it is none, or that
+    one cannot be found in its graph)."""
+    if not op.name.startswith(_GRADIENT_SCOPE):
+        return op
+    forward_name = op.name[len(_GRADIENT_SCOPE) :].rsplit("/", 1)[0]
+    try:
+        return op.graph.get_operation_by_name(forward_name)
+    except (KeyError, ValueError):
+        return op
 
 
 def _made_from(constant, name: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 # Relative imports: its tests load it without the package (whose __init__ imports TF).
 # What code outside the package uses of the parts: the explainer, and tests.
 from .advice import Change as Change
+from .advice import Fixes as Fixes
 from .advice import gone_instance_reason as gone_instance_reason
 from .advice import new_instance_reason as new_instance_reason
 from .advice import spec as spec

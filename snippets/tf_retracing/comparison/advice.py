@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 # Relative imports: its tests load it without the package (whose __init__ imports TF).
 from ..explainer_types import RetraceReason
@@ -15,7 +16,7 @@ from ..trace_description import (
     PythonValue,
     TensorLeaf,
 )
-from .describing import _KIND_NAMES, _rank, article, shape_text, short_repr
+from .describing import _KIND_NAMES, _rank, article, describe, shape_text, short_repr
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,33 +29,107 @@ class Change:
     after: str
     advice: str  # what changed and what to try, without the function's name
     subkind: str  # what exactly changed within the kind ("value", "rank"...), for grouping
+    # How far apart the two traces are here: the items of a container that no longer
+    # match (a list of two layers against a list of three new ones is three apart, not
+    # one), so that the closest earlier trace is the one with the fewest such items.
+    weight: int = dataclasses.field(default=1, compare=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fixes:
+    """What the function's parameters allow: on one that takes ``*args`` or ``**kwargs``
+    (``variadic``, as written) reduce_retracing=True makes TensorFlow raise IndexError when
+    a call passes an argument through them that an earlier trace did not have, and an
+    input_signature refuses every argument passed through them (``passes``: some call did)."""
+
+    variadic: tuple[str, ...] = ()
+    passes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, *descriptions) -> Fixes:
+        variadic = next((d.variadic for d in descriptions if d.variadic), ())
+        passes = tuple(dict.fromkeys(n for d in descriptions for n in d.through_variadic))
+        return cls(variadic, passes)
+
+    def declare_none(self, path: str, spec_text: str, any_rank: bool = False) -> str:
+        """How to accept the varying sizes in one trace: the spec in input_signature, or
+        reduce_retracing=True, where each works; '' where neither does."""
+        note = " (any rank, one trace)" if any_rank else ""
+        if not self.variadic:
+            joiner = " or" if any_rank else ", or"
+            return (
+                f"give `{path}` the spec {spec_text} in input_signature{note}{joiner} use "
+                "reduce_retracing=True"
+            )
+        if self.passes:
+            return ""
+        return f"give `{path}` the spec {spec_text} in input_signature{note}"
+
+    def variadic_note(self) -> str:
+        """Why reduce_retracing (and, once a call passed keyword arguments through
+        ``**kwargs``, an input_signature) is not advised for this function; '' for a
+        plain one."""
+        if not self.variadic:
+            return ""
+        written = " and ".join(self.variadic)
+        keywords = next((each for each in self.variadic if each.startswith("**")), None)
+        raises = (
+            "reduce_retracing=True makes TensorFlow raise IndexError when a call passes "
+            f"an argument through {written} that an earlier trace did not have"
+        )
+        if self.passes:
+            passed = ", ".join(f"`{name}`" for name in self.passes[:5])
+            return (
+                f" Neither input_signature nor reduce_retracing=True fits here: the function "
+                f"takes {written} and calls pass keyword arguments through {keywords} "
+                f"({passed}), which an input_signature refuses, and {raises}."
+            )
+        signature = (
+            f"an input_signature likewise refuses any keyword argument passed through {keywords}"
+            if keywords
+            else "an input_signature takes only the positional arguments it lists"
+        )
+        return (
+            f" Not reduce_retracing=True: the function takes {written}, and {raises}; {signature}."
+        )
+
+
+PLAIN = Fixes()
 
 
 def _shape_change(
-    path: str, old: TensorLeaf, new: TensorLeaf, general: Node, inside: str | None = None
+    path: str,
+    old: TensorLeaf,
+    new: TensorLeaf,
+    general: Node,
+    inside: str | None = None,
+    fixes: Fixes = PLAIN,
 ) -> Change:
     before, after = shape_text(old.shape), shape_text(new.shape)
     if old.shape is None or new.shape is None or len(old.shape) != len(new.shape):
         subkind = "rank"
         what = f"rank changed from {_rank(old.shape)} to {_rank(new.shape)}"
-        fix = (
-            f"If the rank varies by design, give `{path}` the spec {spec(new, None)} in "
-            "input_signature (any rank, one trace) or use reduce_retracing=True; otherwise "
-            "keep the rank fixed (reshape or add the missing axis before the call)."
-        )
+        declare = fixes.declare_none(path, spec(new, None), any_rank=True)
+        keep = "keep the rank fixed (reshape or add the missing axis before the call)."
+        fix = f"If the rank varies by design, {declare}; otherwise {keep}" if declare else keep
+        fix = fix[:1].upper() + fix[1:]
     else:
         subkind = "dimension"
         pairs = list(zip(old.shape, new.shape, strict=True))
         changed = [i for i, (a, b) in enumerate(pairs) if a != b]
         what = ", ".join(f"dimension {i}: {pairs[i][0]} -> {pairs[i][1]}" for i in changed)
         relaxed = [None if i in changed else size for i, size in enumerate(new.shape)]
+        declare = fixes.declare_none(path, spec(new, relaxed))
         fix = (
-            f"If that size varies by design, declare it None: give `{path}` the spec "
-            f"{spec(new, relaxed)} in input_signature, "
-            "or use reduce_retracing=True; otherwise pad or bucket inputs to a few sizes."
+            f"If that size varies by design, declare it None: {declare}; otherwise pad or "
+            "bucket inputs to a few sizes."
+            if declare
+            else "Pad or bucket inputs to a few sizes: one trace each."
         )
+    fix += fixes.variadic_note()
     if inside is not None:  # no spec can be given to a part of it: the data sets its shapes
-        fix = _composite_shape_fix(path, inside, subkind == "dimension" and changed == [0])
+        batch_only = subkind == "dimension" and changed == [0]
+        fix = _composite_shape_fix(path, inside, batch_only, fixes)
     if isinstance(general, TensorLeaf) and general.shape != new.shape:
         fix = (
             f"reduce_retracing made this trace general ({shape_text(general.shape)}), so "
@@ -64,7 +139,7 @@ def _shape_change(
     return Change(path, "shape", before, after, advice, subkind)
 
 
-def _composite_shape_fix(path: str, inside: str, batch_only: bool) -> str:
+def _composite_shape_fix(path: str, inside: str, batch_only: bool, fixes: Fixes = PLAIN) -> str:
     where = (
         f"`{path}` is part of {article(inside)} {inside} value (what a distributed dataset "
         "or a dataset iterator passes), so its shape comes from the data."
@@ -75,10 +150,15 @@ def _composite_shape_fix(path: str, inside: str, batch_only: bool) -> str:
         if batch_only
         else ""
     )
+    reduce = (
+        ", or use reduce_retracing=True, which traces once more with the dimension None"
+        if not fixes.variadic
+        else ""
+    )
     return (
         f"{where}{batch} If the size varies by design, let the dataset leave that dimension "
-        "None (its element_spec shows it), or use reduce_retracing=True, which traces once "
-        "more with the dimension None; otherwise pad or bucket the data to a few sizes."
+        f"None (its element_spec shows it){reduce}; otherwise pad or bucket the data to a "
+        "few sizes." + fixes.variadic_note()
     )
 
 
@@ -234,7 +314,7 @@ def _dtype_note(path: str, node: PythonValue) -> str:
 NEW_INSTANCE_ADVICE = (
     "each instance keeps its own traces, so every new instance traces again. Create the "
     "object once and reuse it; where the program needs several instances (the layers of a "
-    "model), one trace per instance is expected."
+    "model, one model per configuration or test case), one trace per instance is expected."
 )
 
 
@@ -278,6 +358,11 @@ def gone_instance_reason(function: str, number: int) -> RetraceReason:
     )
 
 
+def _root(path: str) -> str:
+    """The argument a path is in: ``layers`` for ``layers[0]``, ``cfg`` for ``cfg.units``."""
+    return re.split(r"[\[.]", path, maxsplit=1)[0]
+
+
 def _object_change(path: str, before: str, after: str) -> Change:
     if path == "self":
         advice = (
@@ -285,6 +370,12 @@ def _object_change(path: str, before: str, after: str) -> Change:
             f"{NEW_INSTANCE_ADVICE}"
         )
         return Change(path, "object", before, after, advice, "self")
+    if _root(path) != path:  # an item of a container: a list of layers, say
+        advice = (
+            f"argument `{path}` is a different object ({after}, not {before}). "
+            + objects_advice(path, (after,), re.match(r"\w+\[\d+\]", path) is not None)
+        )
+        return Change(path, "object", before, after, advice, "object")
     advice = (
         f"argument `{path}` is a different object ({after}, not {before}). Objects "
         "are matched by identity (or by __eq__ and __hash__ if the class defines them), "
@@ -294,15 +385,62 @@ def _object_change(path: str, before: str, after: str) -> Change:
     return Change(path, "object", before, after, advice, "object")
 
 
-def _structure_change(path: str, before: str, after: str) -> Change:
-    advice = (
-        f"argument `{path}` changed structure from {before} to {after}. Each container "
-        "type, length and set of keys is a new trace: keep the structure fixed, or pass "
-        "one tensor instead of a container whose length varies: stack the items "
-        "(tf.stack) and give that dimension None (input_signature or "
-        "reduce_retracing=True), or a tf.RaggedTensor if the items differ in size."
+def _structure_change(
+    path: str,
+    before: str,
+    after: str,
+    weight: int = 1,
+    objects: tuple[str, ...] = (),
+    holds_variables: bool = False,
+    fixes: Fixes = PLAIN,
+) -> Change:
+    """A container whose type, length or keys changed. ``objects``: the Python objects
+    among its items (layers, models...), which no tensor can stand for; ``holds_variables``:
+    it holds tf.Variables, which a tf.stack would turn into a copy of their values."""
+    changed = f"argument `{path}` changed structure from {before} to {after}."
+    if objects:
+        sequence = after.startswith(("a list", "a tuple"))
+        advice = f"{changed} {objects_advice(path, objects, sequence)}"
+    elif holds_variables:
+        advice = (
+            f"{changed} Each container type, length and set of keys is a new trace, and "
+            "it holds tf.Variables: keep one container of them (made once, every call the "
+            "same length and keys), or expect one trace per structure; tf.stack would pass "
+            "a copy of their values, which the function could not assign to."
+        )
+    else:
+        if not fixes.variadic:
+            where = " and give that dimension None (input_signature or reduce_retracing=True)"
+        elif not fixes.passes:
+            where = " and give that dimension None in input_signature"
+        else:
+            where = ""
+        advice = (
+            f"{changed} Each container type, length and set of keys is a new trace: keep "
+            "the structure fixed, or pass one tensor instead of a container whose length "
+            f"varies: stack the items (tf.stack){where}, or a tf.RaggedTensor if the items "
+            "differ in size." + fixes.variadic_note()
+        )
+    return Change(path, "structure", before, after, advice, "container", weight)
+
+
+def objects_advice(path: str, objects: tuple[str, ...], sequence: bool) -> str:
+    """What to do about Python objects (layers, models) that an argument holds: each is
+    matched by identity, so new objects trace again whatever the container's length."""
+    shown = ", ".join(objects[:2]) + (f" and {len(objects) - 2} more" if len(objects) > 2 else "")
+    root = _root(path)
+    example = f" (e.g. [item.variables for item in {root}])" if sequence else ""
+    return (
+        f"`{root}` holds Python objects ({shown}), not tensors: TensorFlow matches each by "
+        "identity (or by __eq__ and __hash__ if its class defines them), so other objects "
+        "are a new trace whatever the length, and tf.stack cannot take them. One trace per "
+        "set of objects is expected where each set lives long (one per model); to keep "
+        "each set's trace with it, make the tf.function a method of the object that owns "
+        "them (a tf.Module or Keras model), which traces once per instance. To share one "
+        f"trace between models of one architecture, pass their variables instead{example} "
+        "and compute with them in the function: variables are matched by dtype and shape, "
+        "not by identity."
     )
-    return Change(path, "structure", before, after, advice, "container")
 
 
 def _kind_of_value_change(path: str, before: str, after: str) -> Change:
@@ -319,16 +457,34 @@ def _kind_of_value_change(path: str, before: str, after: str) -> Change:
     return Change(path, "structure", before, after, advice, "kind-of-value")
 
 
-def _new_argument(path: str, before: str | None, after: str | None) -> Change:
-    if before is None:
+def _new_argument(path: str, old: Node | None, new: Node | None, fixes: Fixes = PLAIN) -> Change:
+    """An argument passed now and not to the closest earlier trace, or the reverse: one
+    that came through ``*args`` or ``**kwargs`` (a named parameter takes its default)."""
+    if old is None:
+        after = describe(new)
         advice = (
             f"argument `{path}` was not passed to the closest earlier trace and is now "
             f"{after}. Pass the same arguments on every call (a fixed value, or rely on a "
             "default)."
         )
+        if isinstance(new, PythonValue):
+            advice = advice[: -len(".")] + _chosen_value_note(path, new)
         return Change(path, "new-argument", "not passed", after, advice, "passed")
+    before = describe(old)
     advice = (
         f"argument `{path}` was passed to the closest earlier trace ({before}) and is "
         "not passed now. Pass the same arguments on every call."
     )
     return Change(path, "new-argument", before, "not passed", advice, "not-passed")
+
+
+def _chosen_value_note(path: str, new: PythonValue) -> str:
+    """For a Python value passed in some calls only (a keyword such as num_beams): passing
+    it the same every time does not fit one the caller changes on purpose."""
+    return (
+        ", if it need not vary. If you change it on purpose, each distinct value is a "
+        "trace of its own (and leaving it out another): accept one trace per value where "
+        "the values are few, or bound them by passing it as a tensor on every call, "
+        f"the calls that left it out included ({_as_tensor(new)}), so that its value no "
+        "longer chooses a trace."
+    )

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 # Relative imports: its tests load it without the package (whose __init__ imports TF).
 from ..explainer_types import REPORT_URL, RetraceReason
 from ..trace_description import (
+    VARIABLE,
     Node,
     ObjectRef,
     PythonValue,
@@ -16,7 +17,9 @@ from ..trace_description import (
     TraceDescription,
 )
 from .advice import (
+    PLAIN,
     Change,
+    Fixes,
     _dtype_change,
     _kind_of_value_change,
     _new_argument,
@@ -57,9 +60,9 @@ def explain(
     closest: list[Change] | None = [] if seen_before else None
     for earlier in reversed(history if closest is None else ()):
         found = compare(earlier, new)
-        if closest is None or len(found) < len(closest):
+        if closest is None or distance(found) < distance(closest):
             closest = found
-        if len(closest) <= 1:  # a retrace differs somewhere: none can be closer
+        if distance(closest) <= 1:  # a retrace differs somewhere: none can be closer
             break
     if not closest:  # nothing differs but names, or nothing the explainer sees
         closest = _spec_name_changes(history, new) or [
@@ -80,6 +83,12 @@ def explain(
         others=tuple(map(short, others)),
         subkind=first.subkind,
     )
+
+
+def distance(found: list[Change]) -> int:
+    """How far a call is from an earlier trace: its changes, a container's counted by the
+    items that no longer match (see Change.weight)."""
+    return sum(change.weight for change in found)
 
 
 def _seen_before(new: TraceDescription, history: Sequence[TraceDescription]) -> bool:
@@ -119,15 +128,16 @@ def short(change: Change) -> str:
 def changes(earlier: TraceDescription, new: TraceDescription) -> list[Change]:
     """Every difference between ``new`` (the call) and ``earlier`` (what it traced)."""
     found = []
+    fixes = Fixes.of(new, earlier)
     for name, call in new.call.items():
         if name not in earlier.traced:
-            found.append(_new_argument(name, None, describe(call)))
+            found.append(_new_argument(name, None, call, fixes))
         else:
             general = new.traced.get(name, call)
-            found.extend(_diff(name, earlier.traced[name], call, general))
+            found.extend(_diff(name, earlier.traced[name], call, general, fixes=fixes))
     for name, old in earlier.traced.items():
         if name not in new.call:
-            found.append(_new_argument(name, describe(old), None))
+            found.append(_new_argument(name, old, None, fixes))
     if earlier.context != new.context:
         found.append(_context_change(earlier.context, new.context))
     return found
@@ -175,17 +185,22 @@ def _name_diff(path: str, old: Node, new: Node) -> list[Change]:
 
 
 def _diff(
-    path: str, old: Node, new: Node, general: Node, inside: str | None = None
+    path: str,
+    old: Node,
+    new: Node,
+    general: Node,
+    inside: str | None = None,
+    fixes: Fixes = PLAIN,
 ) -> list[Change]:
     """The changes from ``old`` to ``new`` at ``path``; ``inside`` names the composite
     value (a distributed value, an iterator) the path is in, whose shapes the data sets."""
     if accepts(old, new):
         return []
     if isinstance(old, Structure) or isinstance(new, Structure):
-        if not (isinstance(old, Structure) and isinstance(new, Structure)):
-            return [_structure_change(path, describe(old), describe(new))]
-        if not _same_layout(old, new):
-            return [_structure_change(path, describe(old), describe(new))]
+        if not (
+            isinstance(old, Structure) and isinstance(new, Structure) and _same_layout(old, new)
+        ):
+            return [_container_change(path, old, new, fixes)]
         new_children = dict(new.children)
         general_children = dict(general.children) if isinstance(general, Structure) else {}
         if old.container == "composite":
@@ -194,13 +209,58 @@ def _diff(
         for suffix, old_child in old.children:
             new_child = new_children[suffix]
             general_child = general_children.get(suffix, new_child)
-            found.extend(_diff(path + suffix, old_child, new_child, general_child, inside))
+            found.extend(_diff(path + suffix, old_child, new_child, general_child, inside, fixes))
         return found
-    return [_leaf_change(path, old, new, general, inside)]
+    return [_leaf_change(path, old, new, general, inside, fixes)]
+
+
+def _container_change(path: str, old: Node, new: Node, fixes: Fixes) -> Change:
+    """A container whose type, length or keys changed (or a value that became one)."""
+    items = list(_leaves(new))
+    objects = tuple(describe(item) for item in items if isinstance(item, ObjectRef))
+    variables = any(isinstance(i, TensorLeaf) and i.kind == VARIABLE for i in items)
+    return _structure_change(
+        path,
+        describe(old),
+        describe(new),
+        weight=_apart(old, new),
+        objects=tuple(dict.fromkeys(objects)),
+        holds_variables=variables,
+        fixes=fixes,
+    )
+
+
+def _leaves(node: Node):
+    """The values a container holds, at any depth (the node itself if it is none)."""
+    if isinstance(node, Structure) and node.container != "composite":
+        for _, child in node.children:
+            yield from _leaves(child)
+    else:
+        yield node
+
+
+def _apart(old: Node, new: Node) -> int:
+    """How many items differ between two values: those present in one alone, and those
+    at the same place that the earlier trace does not accept; at least one."""
+    if not (isinstance(old, Structure) and isinstance(new, Structure)):
+        return max(1, len(list(_leaves(new))), len(list(_leaves(old))))
+    olds, news = dict(old.children), dict(new.children)
+    count = 0
+    for suffix in dict.fromkeys([*olds, *news]):
+        if suffix not in olds or suffix not in news:
+            count += len(list(_leaves(olds.get(suffix) or news[suffix])))
+        elif not accepts(olds[suffix], news[suffix]):
+            count += _apart(olds[suffix], news[suffix])
+    return max(1, count)
 
 
 def _leaf_change(
-    path: str, old: Node, new: Node, general: Node, inside: str | None = None
+    path: str,
+    old: Node,
+    new: Node,
+    general: Node,
+    inside: str | None = None,
+    fixes: Fixes = PLAIN,
 ) -> Change:
     before, after = describe(old), describe(new)
     if isinstance(old, PythonValue) or isinstance(new, PythonValue):
@@ -209,7 +269,7 @@ def _leaf_change(
         if old.dtype != new.dtype:
             return _dtype_change(path, old, new)
         if not _shape_accepts(old.shape, new.shape):
-            return _shape_change(path, old, new, general, inside)
+            return _shape_change(path, old, new, general, inside, fixes)
         return _kind_of_value_change(path, _spec_text(old), _spec_text(new))
     if isinstance(old, ObjectRef) and isinstance(new, ObjectRef):
         return _object_change(path, before, after)

@@ -14,22 +14,25 @@ from ..trace_description import (
     TensorLeaf,
     TraceDescription,
 )
-from .advice import spec
+from .advice import PLAIN, Fixes, spec
 from .describing import MAX_VALUES_SEEN, describe, shape_text
 
 
 def group_message(
-    reasons: Sequence[RetraceReason], seen: Sequence[tuple[Node, Node] | None]
+    reasons: Sequence[RetraceReason],
+    seen: Sequence[tuple[Node, Node] | None],
+    fixes: Fixes = PLAIN,
 ) -> str:
     """What a report quotes for ``reasons``, retraces with one cause on one argument:
     advice that covers all of them, not only the latest. ``seen[i]`` is the argument as
-    called and as traced in trace i + 1 of the function (None where it had none)."""
+    called and as traced in trace i + 1 of the function (None where it had none);
+    ``fixes``: what the function's parameters allow (``Fixes.of`` its traces)."""
     latest = reasons[-1]
     numbers = sorted(reason.trace for reason in reasons)
     one_function = len(set(numbers)) == len(numbers) and numbers[-1] <= len(seen)
     counted = f" (traces {_number_list(numbers)})" if one_function else ""
     if latest.kind == "shape" and latest.subkind == "dimension" and one_function:
-        covering = _covering_shape_advice(latest.argument, seen, seen[latest.trace - 1])
+        covering = _covering_shape_advice(latest.argument, seen, seen[latest.trace - 1], fixes)
         if covering is not None:
             return (
                 f"`{latest.function}` traced again {len(reasons)} times for this "
@@ -43,11 +46,28 @@ def group_message(
             more = len(values) - len(shown)
             listed = ", ".join(shown) + (f" and {more} more" if more else "")
             return f"values seen: {listed}{counted}. {latest.message}"
-    return latest.message
+    return _refused_since(latest, fixes)
+
+
+def _refused_since(latest: RetraceReason, fixes: Fixes) -> str:
+    """The latest message, with a note where it offers an input_signature that calls made
+    after it rule out (they passed arguments through ``*args`` or ``**kwargs``)."""
+    if not fixes.passes or " in input_signature" not in latest.message:
+        return latest.message
+    passed = ", ".join(f"`{name}`" for name in fixes.passes[:5])
+    note = (
+        f" Later calls passed keyword arguments through {fixes.variadic[-1]} ({passed}), "
+        "which an input_signature refuses: pad or bucket inputs to a few sizes instead."
+    )
+    link = f" [{latest.cause}] {latest.url}"
+    return latest.message.removesuffix(link) + note + link
 
 
 def _covering_shape_advice(
-    path: str, seen: Sequence[tuple[Node, Node] | None], latest: tuple[Node, Node] | None
+    path: str,
+    seen: Sequence[tuple[Node, Node] | None],
+    latest: tuple[Node, Node] | None,
+    fixes: Fixes = PLAIN,
 ) -> str | None:
     """The shape advice with every dimension that varied across the traces None, or None
     when one spec cannot be given (a composite value, whose shapes the data sets, or
@@ -74,12 +94,16 @@ def _covering_shape_advice(
         return None  # one change: the latest message says it all
     relaxed = [None if i in varying else sizes[0] for i, sizes in enumerate(columns)]
     dimensions = "dimension" + ("s " if len(varying) > 1 else " ")
+    declare = fixes.declare_none(path, spec(latest[0], relaxed))
+    fix = (
+        f"If those sizes vary by design, declare them None: {declare}; otherwise pad or "
+        "bucket inputs to a few sizes."
+        if declare
+        else "Pad or bucket inputs to a few sizes: one trace each."
+    )
     return (
         f"argument `{path}` took {len(shapes)} shapes ({', '.join(shapes)}): "
-        f"{dimensions}{_number_list(varying, 'and')} varied. If those sizes vary by design, "
-        f"declare them None: give `{path}` the spec {spec(latest[0], relaxed)} in "
-        "input_signature, or use reduce_retracing=True; otherwise pad or bucket inputs "
-        "to a few sizes."
+        f"{dimensions}{_number_list(varying, 'and')} varied. {fix}{fixes.variadic_note()}"
     )
 
 

@@ -185,7 +185,8 @@ def report(watches: list) -> str:
         lines.append(f"{summary.function}: why it traced again")
         for (kind, argument, subkind), same in _by_cause(summary.reasons).items():
             seen = _seen_at(summary.descriptions, argument)
-            advice = comparison.group_message(same, seen)
+            fixes = comparison.Fixes.of(*summary.descriptions)
+            advice = comparison.group_message(same, seen, fixes)
             heading = retraces_sentence(len(same), kind, argument, subkind)
             lines.append(f"  {heading}. {advice[:1].upper()}{advice[1:]}")
     unwatched = list(getattr(watches, "unwatched", {}).values())

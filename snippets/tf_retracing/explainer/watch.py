@@ -6,12 +6,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 import sys
 import threading
 import time
 import weakref
 from collections.abc import Iterator
 
+import numpy as np
 import tensorflow as tf
 
 from tf_retracing import _internals, argument_use, comparison
@@ -64,6 +66,10 @@ class _CodeStats:
     def __init__(self):
         self.created = 0
         self.traced = 0
+        # The values the latest of them closed over (see _closure_values): a tf.function
+        # made anew per step over a value that changes must not be told to be made once.
+        self.closure: dict = {}
+        self.test_case: str | None = None  # the pytest test the latest trace was made in
 
 
 _CODE_STATS: dict = {}  # (code object, purpose) -> _CodeStats
@@ -180,15 +186,38 @@ class _Watch:
         trace.key = description_key(trace.description)
         trace.tracing = None  # TensorFlow's types are not needed any more
         number = len(self.traces) + 1
+        changed_closure = self._closure_changes() if not self.traces else ()
         if number > 1 and trace.instance_gone:
             trace.reason = comparison.gone_instance_reason(self.name, number)
         elif self.traces:
             trace.reason = self._explain(trace, number)
         elif self.stats.traced:
-            trace.reason = self._explain_new_function(number)
+            trace.reason = self._explain_new_function(number, changed_closure)
+        trace.reason = self._in_another_test_case(trace.reason)
         if trace.reason is not None:
             trace.reason = dataclasses.replace(trace.reason, trace_ms=trace_ms)
         self._record(trace)
+
+    def _in_another_test_case(self, reason: RetraceReason | None) -> RetraceReason | None:
+        """A new object's trace made in another test case than the trace before it (a
+        parametrised test builds one model per case): expected, and said so."""
+        case, self.stats.test_case = self.stats.test_case, _test_case()
+        new_object = reason is not None and reason.subkind in ("self", "new-tf-function")
+        if not new_object or case is None or self.stats.test_case in (None, case):
+            return reason
+        what = (
+            f"traced again (trace {reason.trace}) for a new instance ({reason.after})"
+            if reason.subkind == "self"
+            else f"traced for a new tf.function object ({reason.after} for this code)"
+        )
+        message = (
+            f"`{self.name}` {what}, made in the test {self.stats.test_case}, where the trace "
+            f"before it was made in {case}: each test case builds its own objects (one "
+            "model per case in a parametrised test), and each object's first call traces. "
+            "That is expected, not a retrace to fix; the same test tracing again within "
+            "one case would be."
+        )
+        return dataclasses.replace(reason, message=message)
 
     def commit_unread(self, concrete_function) -> None:
         """Record a trace TensorFlow counted whose start the hook could not read (TensorFlow
@@ -252,12 +281,26 @@ class _Watch:
             return _library_advice(reason, self.library)
         return reason
 
-    def _explain_new_function(self, number: int) -> RetraceReason:
+    def _closure_changes(self) -> tuple[str, ...]:
+        """The names this tf.function's Python function closes over whose values differ
+        from those of the previous tf.function made for the same code; the values are
+        kept for the next one."""
+        values = _closure_values(self.source_function)
+        before, self.stats.closure = self.stats.closure, values
+        return tuple(
+            name
+            for name, value in values.items()
+            if name in before and _differ(before[name], value)
+        )
+
+    def _explain_new_function(self, number: int, changed_closure=()) -> RetraceReason:
         created = self.stats.created
         if self.instance is not None:  # a method's tf.function, bound to a new instance
             return comparison.new_instance_reason(self.name, number, self.instance)
         if self.per_call:
             message = _PER_CALL_ADVICE.format(name=self.name, line=self.where, count=created)
+        elif changed_closure and not self.library:
+            message = _changing_closure_message(self.name, self.where, created, changed_closure)
         else:
             message = self._new_function_message(created)
         return RetraceReason(
@@ -302,7 +345,8 @@ class _Watch:
                 f"{self.library} makes it for your code at {self.created_at}, which "
                 "runs on a new object each time (a new model, layer or function per loop "
                 "iteration or request): create that object once, outside the loop or "
-                "request handler, and reuse it."
+                "request handler, and reuse it. Where each object differs on purpose (one "
+                "model per configuration), one trace per object is expected."
             )
         else:
             message += (
@@ -310,6 +354,65 @@ class _Watch:
                 "runs this line, and reuse it."
             )
         return message
+
+
+def _test_case() -> str | None:
+    """The pytest test running now (``test_x.py::test_model[3]``), from the variable
+    pytest sets for each test; None outside pytest."""
+    current = os.environ.get("PYTEST_CURRENT_TEST")
+    return current.rsplit(" (", 1)[0] if current else None
+
+
+def _changing_closure_message(name: str, where: str, created: int, names: tuple) -> str:
+    listed = ", ".join(f"`{each}`" for each in names)
+    first = names[0]
+    return (
+        f"`{name}` traced again because a new tf.function object was made for the same "
+        f"Python code ({where}): {created} tf.function objects so far, each starting with "
+        f"an empty trace cache. It closes over {listed}, whose value differs from the one "
+        "the previous tf.function closed over, and a trace keeps the value it read when it "
+        "traced: made once as it is, the function would go on using the first value. Make "
+        f"the tf.function once, outside the loop, and pass {listed} as an argument (a "
+        f"tensor, e.g. tf.constant({first}), so that a new value does not trace again), or "
+        f"hold it in a tf.Variable made once ({first}_var = tf.Variable({first})) that the "
+        f"function reads and the loop updates ({first}_var.assign(new value)) before each call."
+    )
+
+
+# Values a tf.function made anew per step may close over and that an argument or a
+# tf.Variable can carry instead: numbers, NumPy values and eager tensors.
+def _closure_values(function) -> dict:
+    """The closed-over values of ``function`` that a tensor could stand for."""
+    code = getattr(function, "__code__", None)
+    cells = getattr(function, "__closure__", None) or ()
+    if code is None:
+        return {}
+    found = {}
+    for name, cell in zip(code.co_freevars, cells, strict=False):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell: a name not yet bound
+            continue
+        if _carried_by_a_tensor(value):
+            found[name] = value
+    return found
+
+
+def _carried_by_a_tensor(value) -> bool:
+    if isinstance(value, bool):
+        return False  # a flag chooses code: one function per value is often the point
+    if isinstance(value, int | float | np.generic | np.ndarray):
+        return True
+    return isinstance(value, tf.Tensor) and hasattr(value, "numpy")  # eager, not symbolic
+
+
+def _differ(a, b) -> bool:
+    if a is b:
+        return False
+    try:
+        return not np.array_equal(np.asarray(a), np.asarray(b))
+    except Exception:  # values that cannot be compared: not known to differ
+        return False
 
 
 _PER_CALL_ADVICE = (
