@@ -683,19 +683,12 @@ def check_plot_text_is_readable(path: str, page: Page) -> None:
 # path and moves its detail (tables, reference sections, case lists) to pages one click away.
 MAX_SCREENS = 12
 SCREEN_HEIGHT = 900
-# Known debt: Dynamic shapes cannot be split until the version matrix runs again. Its
-# claims on releases 2.13 to 2.18 cite what its 11th block printed there, and the matrix
-# matches its results to a page's blocks by position, so moving any block before it loses
-# that evidence. A ceiling is never raised to pass.
-LONGER_PAGES = {"/guide/dynamic-shapes/": 14}
-
 
 def check_page_is_at_most_max_screens(path: str, page: Page) -> None:
     screens = page.evaluate("document.documentElement.scrollHeight") / SCREEN_HEIGHT
-    ceiling = LONGER_PAGES.get(path, MAX_SCREENS)
-    assert screens <= ceiling, (
+    assert screens <= MAX_SCREENS, (
         f"{path} is {screens:.1f} screens at {WIDE} x {SCREEN_HEIGHT}, more than "
-        f"{ceiling}: move its detail to pages linked from it"
+        f"{MAX_SCREENS}: move its detail to pages linked from it"
     )
 
 
