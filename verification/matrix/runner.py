@@ -65,6 +65,9 @@ PACKAGE_TESTS = (
     "tests/test_explain_cli.py",
 )
 PACKAGE_TEST_SUPPORT = ("snippets/weight_swap_cache.py", "verification/harness/preloaded_python.py")
+# Data the package's tests read beside themselves (tests/fixtures/...): copied under the
+# same name next to the copied tests. Missing, a test of the package failed on every entry.
+PACKAGE_TEST_FIXTURES = ("tests/fixtures/explain",)
 # Installed beside TensorFlow to run those tests, at the versions the project locks.
 TEST_TOOLS = ("pytest", "attrs")
 PROBE = r"""
@@ -258,6 +261,8 @@ def prepare(folder: Path, page_names: Sequence[str] | None = None) -> Workspace:
     for relative in PACKAGE_TESTS:
         tests.mkdir(exist_ok=True)
         shutil.copy(ROOT / relative, tests / Path(relative).name)
+    for relative in PACKAGE_TEST_FIXTURES:
+        shutil.copytree(ROOT / relative, tests / Path(relative).relative_to("tests"))
     for relative in PACKAGE_TEST_SUPPORT:  # importable as in the repository
         (tests / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / relative, tests / relative)
