@@ -326,6 +326,8 @@ def test_a_model_per_configuration_says_one_trace_per_object_is_expected(tmp_pat
 # Reduced from open_spiel#1208, which a corpus case already cites (one report per case):
 # kept here, beside the tests, rather than in the corpus.
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "explain"
+# The corpus cases' own helper (corpus_watch), which the fixture imports as a case does.
+CORPUS_CASES = Path(__file__).resolve().parents[1] / "verification" / "explainer_corpus" / "cases"
 
 
 def test_a_solver_per_test_case_is_reported_as_expected(tmp_path):
@@ -337,7 +339,13 @@ def test_a_solver_per_test_case_is_reported_as_expected(tmp_path):
         text=True,
         timeout=300,
         cwd=tmp_path,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+        env={
+            **os.environ,
+            "TF_CPP_MIN_LOG_LEVEL": "3",
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(CORPUS_CASES), os.environ.get("PYTHONPATH")])
+            ),
+        },
     )
     assert done.returncode == 0, done.stderr[-2000:]
     (function,) = json.loads(report.read_text(encoding="utf-8"))["functions"]
