@@ -96,18 +96,18 @@ def fastest_lint_and_parse(source: str, repeats: int = 3) -> tuple[float, float]
     """The fastest of several runs of the linter and of Python's parser on one source, in
     this process's CPU time (other processes' load does not count), taken in turns so
     that what load still shows (shared caches) slows both alike."""
-    lint = parse = float("inf")
+    actions = {
+        "lint": lambda: lint_source(source, "generated.py"),
+        "parse": lambda: ast.parse(source),
+    }
+    fastest = dict.fromkeys(actions, float("inf"))
     for _ in range(repeats):
-        for action, which in (
-            (lambda: lint_source(source, "generated.py"), 0),
-            (lambda: ast.parse(source), 1),
-        ):
+        for name, action in actions.items():
             gc.collect()
             started = time.process_time()
             action()
-            taken = time.process_time() - started
-            lint, parse = (min(lint, taken), parse) if which == 0 else (lint, min(parse, taken))
-    return lint, parse
+            fastest[name] = min(fastest[name], time.process_time() - started)
+    return fastest["lint"], fastest["parse"]
 
 
 def test_the_linter_is_linear_and_within_a_few_parses_measured_live():
