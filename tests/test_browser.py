@@ -693,10 +693,7 @@ SCREEN_HEIGHT = 900
 #   there, and the version matrix matches results to blocks by position; the split (the
 #   profiler's XLA count moved to the XLA page) is ready once a matrix run with the
 #   package-test fixtures copied (verification/matrix/runner.py) is committed.
-# - Lint and Lint rules: grew past the rule on 2026-11-27 with issue 52's sections (files
-#   that import nothing; TFL001's configuration loops, TFL004 per predict), whose blocks
-#   continue the page's earlier ones; to be moved to pages of their own.
-LONGER_PAGES = {"/guide/dynamic-shapes/": 14, "/guide/lint/": 13, "/guide/lint/rules/": 14.5}
+LONGER_PAGES = {"/guide/dynamic-shapes/": 14}
 
 
 def check_page_is_at_most_max_screens(path: str, page: Page) -> None:
