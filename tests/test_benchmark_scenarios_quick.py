@@ -36,8 +36,40 @@ TRACES = {
 }
 
 
+# Quick profiles that cannot take seconds: each of their figures needs a process of its
+# own (a fresh interpreter, which imports TensorFlow, or a Ray cluster and its replicas),
+# 15 to 35 CPU-seconds in all. They run in the weekly Scheduled checks (make
+# test-scheduled) and with make bench-quick; the suite keeps the other scenarios' quick
+# profiles and the benchmark command end to end (tests/test_benchmarks_cli.py).
+OWN_PROCESSES = {
+    "explainer_at_scale": "a pair of fresh interpreters per program size",
+    "many_tenants": "a local Ray cluster with four Serve replicas",
+    "tenant_memory": "a fresh interpreter per memory figure",
+    "tenants_as_weights": "a fresh interpreter per memory figure",
+    "trace_memory": "a fresh interpreter per number of traces",
+}
+
+
+def quick_profiles() -> list:
+    return [
+        pytest.param(name, marks=pytest.mark.scheduled) if name in OWN_PROCESSES else name
+        for name in NAMES
+    ]
+
+
+def test_the_scenarios_left_to_the_schedule_are_those_that_start_processes():
+    """Read from each scenario's module: a subprocess or a Ray cluster puts it in
+    OWN_PROCESSES, and nothing else does."""
+    starting = set()
+    for name in NAMES:
+        source = (ROOT / "benchmarks" / "scenarios" / f"{name}.py").read_text("utf-8")
+        if "subprocess.run(" in source or "ray.init(" in source:
+            starting.add(name)
+    assert starting == set(OWN_PROCESSES)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", quick_profiles())
 def test_every_scenario_runs_its_quick_profile(name, tmp_path):
     out = tmp_path / "results" / "cpu.json"
     command = [sys.executable, "-m", "benchmarks", "run", "--quick", "--scenario", name]

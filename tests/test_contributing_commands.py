@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import SHARED_FOLDER_VARIABLE
 from verification.harness.codeblocks import ROOT, page_blocks
+from verification.harness.processes import nested_pytest_environment
 
 COMMAND = re.compile(r"`((?:make [a-z-]+)|(?:\.venv/bin/python -m [\w.]+[^`]*))`")
 TEMPLATE = ROOT / ".github" / "pull_request_template.md"
@@ -42,7 +43,7 @@ def test_page_option_keeps_only_the_tests_about_that_page():
     listed = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "0", "--collect-only", "-q",
          "--page", "docs/guide/causes.md", "tests/test_docs_blocks.py"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT, capture_output=True, text=True, check=True, env=nested_pytest_environment(),
     ).stdout.splitlines()  # fmt: skip
     ids = [line for line in listed if "::test_block[" in line]
     assert len(ids) == len(page_blocks(page))
@@ -56,7 +57,7 @@ def test_page_option_refuses_what_is_not_a_page():
     refused = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "0", "--collect-only", "-q",
          "--page", "docs/nowhere.md", "tests/test_docs_blocks.py"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT, capture_output=True, text=True, env=nested_pytest_environment(),
     )  # fmt: skip
     assert refused.returncode == 4, refused.stderr
     assert "--page: not a page of the site:" in refused.stderr

@@ -16,7 +16,7 @@ from verification.harness.codeblocks import (
     page_blocks,
     parse_fence,
 )
-from verification.harness.processes import run_page_in_subprocess
+from verification.harness.processes import nested_pytest_environment, run_page_in_subprocess
 
 TITLED_BLOCK = """# A page
 
@@ -51,6 +51,7 @@ def test_block_with_attributes_runs_here_but_plain_pytest_codeblocks_skips_it(tm
     plain = subprocess.run(
         [sys.executable, "-m", "pytest", "--codeblocks", "-p", "no:cacheprovider", str(page)],
         cwd=tmp_path,
+        env=nested_pytest_environment(),
         capture_output=True,
         text=True,
         check=False,

@@ -32,6 +32,13 @@ def run_page_in_subprocess(page: Path) -> dict:
         return json.loads(out.read_text(encoding="utf-8"))
 
 
+def nested_pytest_environment() -> dict[str, str]:
+    """The environment for a pytest run that a test starts: this one without
+    PYTEST_ADDOPTS, whose options (``-n 3``, a JUnit file) were meant for the outer run and
+    made nested runs fail or overwrite its report."""
+    return {name: value for name, value in os.environ.items() if name != "PYTEST_ADDOPTS"}
+
+
 def build_command(config: Path, site_dir: Path) -> list[str]:
     return [
         sys.executable,
