@@ -27,6 +27,7 @@ hash from today's code would call it fresh without knowing that it is.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import sys
@@ -99,8 +100,15 @@ def normalised_source(path: Path) -> bytes:
     raw = path.read_bytes()
     if path.suffix != ".py":
         return raw
+    return _normalised_python(raw)
+
+
+# A build asks for the same files' trees dozens of times (each results table's freshness,
+# each scenario's figures); keyed by the file's bytes, a cached tree cannot be stale.
+@functools.lru_cache(maxsize=1024)
+def _normalised_python(raw: bytes) -> bytes:
     try:
-        tree = ast.parse(raw, filename=str(path))
+        tree = ast.parse(raw)
     except (SyntaxError, ValueError):
         return raw
     for node in ast.walk(tree):
