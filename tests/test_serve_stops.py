@@ -54,6 +54,14 @@ def small_site(tmp_path) -> Path:
     return config
 
 
+def as_in_a_terminal() -> None:
+    """In the server's process before it starts: Ctrl-C and SIGQUIT act as they do in a
+    terminal. A suite started in the background by a shell without job control (``make
+    test &`` in a script) inherits both as ignored, and so would every server it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 def serving(config: Path, port: int, through_make: bool) -> subprocess.Popen:
     """The server started as a reader starts it, once it says where it serves."""
     address = f"127.0.0.1:{port}"
@@ -64,7 +72,7 @@ def serving(config: Path, port: int, through_make: bool) -> subprocess.Popen:
                 "--dev-addr", address]  # fmt: skip
     process = subprocess.Popen(
         args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=as_in_a_terminal,
     )  # fmt: skip
     lines: queue.Queue = queue.Queue()
     threading.Thread(
