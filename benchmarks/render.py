@@ -395,6 +395,16 @@ def many_tenants_extra(result: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n" + ray_serve_table(result["extra"]["ray_serve"])
 
 
+def _per_added_tenant_kb(group: list[Mapping[str, Any]], key: str) -> float | None:
+    """KB of ``key`` (MB) per tenant added between the group's smallest and largest number
+    of tenants, each measured in a fresh interpreter: fixed costs cancel out. None for a
+    group of one count."""
+    low = min(group, key=lambda r: r["tenants"])
+    high = max(group, key=lambda r: r["tenants"])
+    added = high["tenants"] - low["tenants"]
+    return (high[key] - low[key]) * 1024 / added if added else None
+
+
 def tenant_memory_extra(result: Mapping[str, Any]) -> str:
     """Memory per added tenant: the difference between the largest and smallest number of
     tenants, each measured in a fresh interpreter, divided by the tenants added."""
@@ -413,10 +423,9 @@ def tenant_memory_extra(result: Mapping[str, Any]) -> str:
     for row in rows:
         groups.setdefault((row["architecture"], row["variant"]), []).append(row)
     for group in groups.values():
-        low, high = min(group, key=lambda r: r["tenants"]), max(group, key=lambda r: r["tenants"])
-        added = high["tenants"] - low["tenants"]
-        per_model = (high["models_mb"] - low["models_mb"]) * 1024 / added if added else None
-        per_serving = (high["serving_mb"] - low["serving_mb"]) * 1024 / added if added else None
+        high = max(group, key=lambda r: r["tenants"])
+        per_model = _per_added_tenant_kb(group, "models_mb")
+        per_serving = _per_added_tenant_kb(group, "serving_mb")
         for row in group:
             last = row is high
             lines.append(
@@ -474,9 +483,8 @@ def _weights_memory_table(rows: list[Mapping[str, Any]]) -> str:
     for row in rows:
         groups.setdefault(row["architecture"], []).append(row)
     for group in groups.values():
-        low, high = min(group, key=lambda r: r["tenants"]), max(group, key=lambda r: r["tenants"])
-        added = high["tenants"] - low["tenants"]
-        per_tenant = (high["added_mb"] - low["added_mb"]) * 1024 / added if added else None
+        high = max(group, key=lambda r: r["tenants"])
+        per_tenant = _per_added_tenant_kb(group, "added_mb")
         ratio = per_tenant / high["weights_kb"] if per_tenant is not None else None
         for row in group:
             last = row is high
