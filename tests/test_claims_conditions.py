@@ -124,3 +124,36 @@ def test_the_figures_a_condition_reads_are_counted_for_staleness(tmp_path):
     page = f'Fewer.[[proof: holds {RESULTS} "{{{low_key}}} < {{{high_key}}}"]]\n'
     (tmp_path / "guide" / "x.md").write_text(page, encoding="utf-8")
     assert [f.key for f in cited_figures(tmp_path)] == [low_key, high_key]
+
+
+def test_a_star_stands_for_every_item_of_a_list_inside_min_or_max():
+    from verification.claims.conditions import expand_every
+
+    lengths = {"rows": 3, "scenarios/x/rows": 2}
+    assert expand_every("min({rows/*/p50}) > 0", "", lengths.get) == (
+        "min({rows/0/p50}, {rows/1/p50}, {rows/2/p50}) > 0"
+    )
+    assert expand_every("max({*/p50}) < {0/p99}", "scenarios/x/rows", lengths.get) == (
+        "max({0/p50}, {1/p50}) < {0/p99}"
+    )
+    with pytest.raises(ConditionError, match="one \\* per figure"):
+        expand_every("min({rows/*/a/*}) > 0", "", lengths.get)
+    # Outside min() and max(), the figures written out are a tuple: refused.
+    figures = {"rows/0/p50": 1, "rows/1/p50": 2, "rows/2/p50": 3}
+    with pytest.raises(ConditionError, match="is not allowed"):
+        evaluate(expand_every("{rows/*/p50} > 0", "", lengths.get), "", figures)
+
+
+def test_every_row_of_a_results_list_is_read_and_shown_as_a_range(tmp_path):
+    low_key, low, _, high = two_figures()
+    prefix = low_key.rsplit("/", 2)[0]  # scenarios/<name>/variants
+    condition = f"min({{*/traces}}) == {low} and max({{*/traces}}) == {high}"
+    page = f'So.[[proof: holds {RESULTS} {prefix} "{condition}"]]\n'
+    ((_, claim),) = page_claims(page, "guide/x.md", tmp_path)
+    (held,) = claim.evidence
+    assert f"{prefix}/0/traces" in [figure.key for figure in held.figures]
+    rendered = render_markers(page, "guide/x.md", tmp_path, "https://x", None)
+    assert f"({len(held.figures)} figures, from {low} to {high})" in rendered
+    wrong = page.replace(f"== {low} and", f"== {low + 1} and")
+    with pytest.raises(ClaimError, match="does not hold"):
+        page_claims(wrong, "guide/x.md", tmp_path)

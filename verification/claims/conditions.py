@@ -11,6 +11,10 @@ A sentence that says one way is faster, that a count is zero or that a figure st
 a margin is then checked against the figures each time the site is built: a new run that
 turns the comparison around fails the build instead of leaving the sentence wrong.
 
+A key with ``*`` in place of a list position, ``{*/xla_speedup_median}``, stands for that
+figure of every item of the list, written out one by one: it is read only as the
+arguments of ``min`` or ``max`` ("every row at least 1.0": ``min({*/x}) >= 1``).
+
 Only comparisons, ``and``/``or``/``not``, arithmetic (``+ - * /``), ``abs``, ``min``,
 ``max``, numbers and figures are read; anything else is refused with the marker's place.
 The condition is evaluated here, node by node, never by ``eval``.
@@ -45,6 +49,30 @@ class ConditionError(ValueError):
     """A condition that cannot be read or evaluated; the caller adds the marker's place."""
 
 
+EVERY = "*"
+
+
+def expand_every(condition: str, prefix: str, length_of) -> str:
+    """``condition`` with each ``{a/*/b}`` written as ``{a/0/b}, {a/1/b}, ...``, one per
+    item of the list at ``a`` (``length_of`` gives its length from its full key)."""
+
+    def expanded(match: re.Match) -> str:
+        parts = match["key"].strip().strip("/").split("/")
+        if EVERY not in parts:
+            return match.group()
+        at = parts.index(EVERY)
+        if EVERY in parts[at + 1 :]:
+            raise ConditionError(f'"{condition}": one * per figure')
+        head, tail = "/".join(parts[:at]), "/".join(parts[at + 1 :])
+        items = length_of(full_key(head, prefix) if head else prefix.strip("/"))
+        if not items:
+            raise ConditionError(f'"{condition}": {{{match["key"]}}} names no item')
+        keys = ("/".join(part for part in (head, str(i), tail) if part) for i in range(items))
+        return ", ".join(f"{{{key}}}" for key in keys)
+
+    return FIGURE.sub(expanded, condition)
+
+
 def figure_keys(condition: str, prefix: str = "") -> list[str]:
     """The full key path of every figure the condition reads, in order, once each."""
     keys = [full_key(match["key"], prefix) for match in FIGURE.finditer(condition)]
@@ -75,7 +103,7 @@ def evaluate(condition: str, prefix: str, figures: dict[str, object]) -> bool:
 def full_key(key: str, prefix: str) -> str:
     """A figure's key path as written in braces, after the marker's prefix."""
     key = key.strip().strip("/")
-    return f"{prefix.strip('/')}/{key}" if prefix else key
+    return f"{prefix.strip('/')}/{key}" if prefix.strip("/") else key
 
 
 def _value(node: ast.AST, names: dict[str, object], condition: str) -> object:

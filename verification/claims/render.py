@@ -200,8 +200,13 @@ def _where(condition: Condition) -> str:
 
 
 def _filled(condition: Condition) -> str:
-    """The condition with each figure's value after its key: ``{a/p50} (0.17) < ...``."""
+    """The condition with each figure's value after its key: ``{a/p50} (0.17) < ...``; one
+    with ``*`` is shown as written, with how many figures it read and their range."""
     values = {figure.key: figure.value for figure in condition.figures}
+    if condition.expanded:
+        numbers = [v for v in values.values() if isinstance(v, (int, float))]
+        span = f", from {min(numbers)} to {max(numbers)}" if numbers else ""
+        return f"{condition.condition} ({len(values)} figures{span})"
 
     def filled(match) -> str:
         return f"{match['key'].strip()} ({values[full_key(match['key'], condition.prefix)]})"
