@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from benchmarks.results_pages import FRESH, locate, run_state
+from verification.claims.conditions import ConditionError, evaluate, expand_every, figure_keys
 from verification.claims.markers import ClaimError, EvidenceRef
 from verification.harness.codeblocks import DocBlock, HarnessError, page_blocks
 from verification.matrix.render import current
@@ -56,11 +57,35 @@ class ResultFigure:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """A condition on results figures that held when the page was built."""
+
+    file: str
+    condition: str  # as the marker writes it, figures in braces
+    prefix: str  # the key path the braces' keys continue ("" for none)
+    figures: tuple[ResultFigure, ...]
+    expanded: str = ""  # the condition with every {a/*/b} written out, when it has one
+
+    @property
+    def stale(self) -> bool:
+        return any(figure.stale for figure in self.figures)
+
+
+@dataclass(frozen=True)
 class Source:
     address: str
 
 
-Evidence = OutputLine | MatrixLine | ResultFigure | Source
+Evidence = OutputLine | MatrixLine | ResultFigure | Condition | Source
+
+
+def cited_result_figures(evidence: Evidence) -> tuple[ResultFigure, ...]:
+    """The results figures a piece of evidence reads (none for an output line)."""
+    if isinstance(evidence, ResultFigure):
+        return (evidence,)
+    if isinstance(evidence, Condition):
+        return evidence.figures
+    return ()
 
 
 def output_anchor(block: int, line: int) -> str:
@@ -80,12 +105,40 @@ def resolve(
     if ref.kind == "matrix":
         return matrix_line(matrix_doc, ref.entry, target, docs_dir, ref.text, where)
     if ref.kind == "results":
-        value = results_value(ref.file, ref.text, where)
-        return ResultFigure(ref.file, ref.text, value, figure_state(ref.file, ref.text))
+        return result_figure(ref.file, ref.text, where)
+    if ref.kind == "holds":
+        return condition(ref, where)
     target = (
         posixpath.normpath(posixpath.join(posixpath.dirname(page), ref.page)) if ref.page else page
     )
     return output_line(target, docs_dir, ref.text, where)
+
+
+def result_figure(file: str, key: str, where: str) -> ResultFigure:
+    return ResultFigure(file, key, results_value(file, key, where), figure_state(file, key))
+
+
+def condition(ref: EvidenceRef, where: str) -> Condition:
+    """A ``holds`` marker's condition, evaluated on the figures it reads: ClaimError when it
+    cannot be read or does not hold, naming each figure's value."""
+    try:
+        expanded = expand_every(
+            ref.text, ref.prefix, lambda key: results_length(ref.file, key, where)
+        )
+        keys = figure_keys(expanded, ref.prefix)
+        figures = tuple(result_figure(ref.file, key, where) for key in keys)
+        holds = evaluate(expanded, ref.prefix, {f.key: f.value for f in figures})
+    except ConditionError as error:
+        raise ClaimError(f"{where}: holds {ref.file}: {error}") from error
+    if not holds:
+        values = ", ".join(f"{f.key} = {f.value}" for f in figures)
+        raise ClaimError(
+            f'{where}: "{ref.text}" does not hold in {ref.file} ({values}): the sentence '
+            "says what these figures no longer show; reword it to what they show"
+        )
+    return Condition(
+        ref.file, ref.text, ref.prefix, figures, expanded if expanded != ref.text else ""
+    )
 
 
 def output_line(page: str, docs_dir: Path, text: str, where: str) -> OutputLine:
@@ -194,6 +247,16 @@ def results_value(file: str, key: str, where: str) -> object:
     if isinstance(value, (dict, list)) or value is None:
         raise ClaimError(f"{where}: {file}: {key} is not a figure (a number or a text)")
     return value
+
+
+def results_length(file: str, key: str, where: str) -> int:
+    """The number of items of the list at ``key`` of a results file."""
+    value = _results_document(file)
+    for part in key.split("/") if key else ():
+        value = _step(value, part, f"{where}: {file}: {key}")
+    if not isinstance(value, list):
+        raise ClaimError(f"{where}: {file}: {key} is not a list, so * cannot stand for its items")
+    return len(value)
 
 
 def _step(value: object, part: str, where: str) -> object:

@@ -17,6 +17,7 @@ from pathlib import Path
 from benchmarks.code_hash import NO_HASH
 from benchmarks.results_pages import FRESH
 from verification.claims import reviews
+from verification.claims.conditions import ConditionError, figure_keys
 from verification.claims.coverage import KINDS, Sentence, sentences
 from verification.claims.evidence import figure_state
 from verification.claims.markers import ClaimError, find_markers
@@ -208,11 +209,23 @@ def cited_figures(docs_dir: Path, pages: list[str] | None = None) -> list[CitedF
                     continue
                 number += 1
                 found.extend(
-                    CitedFigure(page, number, ref.file, ref.text, figure_state(ref.file, ref.text))
+                    CitedFigure(page, number, ref.file, key, figure_state(ref.file, key))
                     for ref in marker.refs
-                    if ref.kind == "results"
+                    for key in _figure_keys(ref)
                 )
     return found
+
+
+def _figure_keys(ref) -> list[str]:
+    """The results figures a piece of evidence reads: one, those of a condition, or none."""
+    if ref.kind == "results":
+        return [ref.text]
+    if ref.kind == "holds":
+        try:
+            return figure_keys(ref.text, ref.prefix)
+        except ConditionError:  # the coverage check reports the marker
+            return []
+    return []
 
 
 def all_pages(docs_dir: Path) -> list[str]:

@@ -14,6 +14,9 @@ marker naming its evidence, written right after the sentence's last character:
   (or raised) on another setup of the version matrix (an entry id of
   ``verification/matrix/entries.py``), for what holds on which release;
   ``[[proof: ../dynamic-shapes.md on tf2.20 "..."]]`` reads another page's blocks there;
+- ``[[proof: holds benchmarks/results/cpu.json scenarios/x "{a/p50} < {b/p50}"]]``: a
+  condition on figures of a results file (``verification.claims.conditions``), for a
+  sentence that compares them: the build fails when a new run no longer bears it out;
 - ``[[proof: source https://github.com/...]]``: for history and attribution, a cited
   source (a commit or an address).
 
@@ -51,11 +54,14 @@ class ClaimError(ValueError):
 class EvidenceRef:
     """One piece of evidence as written: ``kind`` is output, results or source."""
 
-    kind: str  # output, matrix, results or source
+    kind: str  # output, matrix, results, holds or source
     page: str = ""  # output: the page that shows the line ("" = this page)
-    text: str = ""  # output, matrix: text of the line; results: key path; source: address
-    file: str = ""  # results: the results file, from the repository root
+    # output, matrix: text of the line; results: key path; holds: the condition;
+    # source: address
+    text: str = ""
+    file: str = ""  # results, holds: the results file, from the repository root
     entry: str = ""  # matrix: the version matrix entry
+    prefix: str = ""  # holds: the key path its figures' keys continue
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,8 @@ def _refuse_lookalikes(markdown: str, start: int, end: int, markers: list, page:
         written = " ".join(markdown[match.start() : match.end() + 1].split())
         raise ClaimError(
             f"{page}: line {line}: {written} ... is not a claim marker; write "
-            '[[proof: ...]] (evidence: "output", results FILE PATH, source URL) or '
+            '[[proof: ...]] (evidence: "output", results FILE PATH, holds FILE "CONDITION", '
+            "source URL) or "
             "[[no-claim: KIND]], lower case, with no space after [[ and a colon"
         )
 
@@ -152,6 +159,9 @@ def _reference(text: str, where: str) -> EvidenceRef:
         raise ClaimError(f"{where}: [[proof: {text}]]: {error}") from error
     if len(words) == 3 and words[0] == "results":
         return EvidenceRef("results", file=words[1], text=words[2])
+    if len(words) in (3, 4) and words[0] == "holds" and text.rstrip().endswith('"'):
+        prefix = words[2] if len(words) == 4 else ""
+        return EvidenceRef("holds", file=words[1], text=words[-1], prefix=prefix)
     if len(words) == 3 and words[0] == "on" and text.rstrip().endswith('"'):
         return EvidenceRef("matrix", entry=words[1], text=words[2])
     if len(words) == 4 and words[0].endswith(".md") and words[1] == "on":
@@ -166,7 +176,8 @@ def _reference(text: str, where: str) -> EvidenceRef:
         return EvidenceRef("output", page=words[0], text=words[1])
     raise ClaimError(
         f'{where}: [[proof: {text}]] is not "output text", page.md "output text", '
-        'on <matrix entry> "output text", results <file> <key path>, or source <address>'
+        'on <matrix entry> "output text", results <file> <key path>, '
+        'holds <file> [<key path>] "<condition>", or source <address>'
     )
 
 

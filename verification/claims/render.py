@@ -14,13 +14,16 @@ from pathlib import Path
 
 from benchmarks.code_hash import NO_HASH
 from benchmarks.results_pages import figure_anchor, is_results_file, locate, page_of
+from verification.claims.conditions import FIGURE, full_key
 from verification.claims.coverage import sentences
 from verification.claims.evidence import (
+    Condition,
     Evidence,
     MatrixLine,
     OutputLine,
     ResultFigure,
     all_blocks,
+    cited_result_figures,
     executed_blocks,
     output_anchor,
     resolve,
@@ -128,7 +131,7 @@ def _superscript(claim: Claim, page: str, repo_url: str) -> str:
         for label, e in zip(labels, claim.evidence, strict=True)
     )
     sup = f'<sup class="claim-ref" id="claim-{claim.number}">{links}</sup>'
-    stale = [e for e in claim.evidence if isinstance(e, ResultFigure) and e.stale]
+    stale = [f for e in claim.evidence for f in cited_result_figures(e) if f.stale]
     if stale:  # said beside the claim, not only in the list under the page
         words = STALE_WORDS if any(e.state != NO_HASH for e in stale) else NO_HASH_WORDS
         sup += f' <span class="claim-stale">({words})</span>'
@@ -161,6 +164,8 @@ def _href(evidence: Evidence, page: str, repo_url: str) -> str:
     if isinstance(evidence, MatrixLine):
         section = matrix.anchor("entry", evidence.entry, f"docs/{evidence.page}")
         return f"{_page_url(f'versions/{evidence.entry}.md', page)}#{section}"
+    if isinstance(evidence, Condition):  # its first figure, on the results page
+        return _href(evidence.figures[0], page, repo_url)
     if isinstance(evidence, ResultFigure):
         if not is_results_file(evidence.file):
             return f"{repo_url.rstrip('/')}/blob/main/{evidence.file}"
@@ -184,7 +189,29 @@ def _title(evidence: Evidence) -> str:
     if isinstance(evidence, ResultFigure):
         stale = "" if not evidence.stale else " (older than its code, or no code hash)"
         return f"{evidence.file}: {evidence.key} = {evidence.value}{stale}"
+    if isinstance(evidence, Condition):
+        stale = "" if not evidence.stale else " (a figure older than its code, or no code hash)"
+        return f"Holds in {_where(evidence)}: {_filled(evidence)}{stale}"
     return f"Source: {evidence.address}"
+
+
+def _where(condition: Condition) -> str:
+    return condition.file + (f", under {condition.prefix}" if condition.prefix else "")
+
+
+def _filled(condition: Condition) -> str:
+    """The condition with each figure's value after its key: ``{a/p50} (0.17) < ...``; one
+    with ``*`` is shown as written, with how many figures it read and their range."""
+    values = {figure.key: figure.value for figure in condition.figures}
+    if condition.expanded:
+        numbers = [v for v in values.values() if isinstance(v, (int, float))]
+        span = f", from {min(numbers)} to {max(numbers)}" if numbers else ""
+        return f"{condition.condition} ({len(values)} figures{span})"
+
+    def filled(match) -> str:
+        return f"{match['key'].strip()} ({values[full_key(match['key'], condition.prefix)]})"
+
+    return FIGURE.sub(filled, condition.condition)
 
 
 def claims_list(
@@ -229,12 +256,22 @@ def _describe(
             f"[{evidence.file}]({href}), {matrix.code(evidence.key)} = "
             f"{matrix.code(str(evidence.value))}"
         )
-        if evidence.state == NO_HASH:
-            return f"{described}; **no code hash**: {evidence.state}"
-        if evidence.stale:
-            return f"{described}; **older than its code**: {evidence.state}"
-        return described
+        return described + _stale_note(evidence)
+    if isinstance(evidence, Condition):
+        stale = next((f for f in evidence.figures if f.stale), None)
+        return (
+            f"[{_where(evidence)}]({href}): {matrix.code(_filled(evidence))} holds "
+            f"(each figure's value in brackets){_stale_note(stale) if stale else ''}"
+        )
     return f"source: <{evidence.address}>"
+
+
+def _stale_note(figure: ResultFigure) -> str:
+    if figure.state == NO_HASH:
+        return f"; **no code hash**: {figure.state}"
+    if figure.stale:
+        return f"; **older than its code**: {figure.state}"
+    return ""
 
 
 def _matrix_note(evidence: OutputLine, doc: dict | None, docs_dir: Path) -> str:

@@ -29,6 +29,11 @@ REPOSITORIES = {
         "tf-keras",
         "https://github.com/keras-team/tf-keras/blob/v{version}/tf_keras/{path}",
     ),
+    # Keras 3: the installed `keras` folder is the repository's keras/ (paths begin src/).
+    "keras": (
+        "Keras",
+        "https://github.com/keras-team/keras/blob/v{version}/keras/{path}",
+    ),
 }
 
 
