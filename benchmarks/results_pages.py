@@ -137,6 +137,8 @@ def scenario_page(file: str, name: str, result: dict, root: Path, repo_url: str)
     for path, value in leaves(result):
         groups.setdefault(_record(path), []).append((path, value))
     anchors: set[str] = set()
+    fold = sum(len(figures) for figures in groups.values()) > FOLD_FIGURES
+    folded: tuple[str, ...] | None = None
     # One line per record (a variant, a ratio, a row), its figures side by side: a page of
     # hundreds of figures stays a few screens high, and each figure keeps its own id.
     for record, figures in groups.items():
@@ -148,10 +150,34 @@ def scenario_page(file: str, name: str, result: dict, root: Path, repo_url: str)
             anchors.add(anchor)
             inner = "/".join(path[len(record) :]) or path[-1]
             shown.append(f"{_plain(inner)} = {code(_shown(value))}{{ #{anchor} .results-figure }}")
-        title = " / ".join(record)
-        lines.append(f"- **{_plain(title)}**: " + " · ".join(shown))
+        line = f"- **{_plain(' / '.join(record))}**: " + " · ".join(shown)
+        rows = _list_of(record, groups) if fold else None
+        if rows is not None and rows != folded:  # a long list starts: its rows fold
+            count = sum(1 for other in groups if other[:-1] == rows)
+            lines += ["", f'??? abstract "{_plain(" / ".join(rows))}: {count} rows"', ""]
+        elif rows is None and folded is not None:
+            lines.append("")
+        folded = rows
+        lines.append(f"    {line}" if rows is not None else line)
     lines.append("")
     return "\n".join(lines)
+
+
+# A scenario page with more figures than this folds each list of more than FOLD_ROWS
+# records (a row per architecture, per tenant count) into a box of its own: the page
+# stays within twelve screens, and a link to a figure opens the box it is in (browsers
+# open a closed box that holds the element a link's fragment names).
+FOLD_FIGURES = 800
+FOLD_ROWS = 12
+
+
+def _list_of(record: tuple[str, ...], groups: dict) -> tuple[str, ...] | None:
+    """The list ``record`` is a row of, when that list has more than FOLD_ROWS rows."""
+    if not record or not record[-1].isdigit():
+        return None
+    parent = record[:-1]
+    rows = sum(1 for other in groups if other[:-1] == parent and other[-1].isdigit())
+    return parent if rows > FOLD_ROWS else None
 
 
 def _plain(text: str) -> str:

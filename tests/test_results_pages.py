@@ -176,7 +176,8 @@ def test_built_results_superscripts_land_on_their_figure_with_plain_titles(built
     page = built_site / "guide" / "serving-at-scale" / "index.html"
     links = parsed(page).claim_links
     figures = [link for link in links if "/benchmarks/results/" in link["href"]]
-    assert len(figures) >= 30, len(figures)
+    # A holds condition is one link for all the figures it reads: fewer links than figures.
+    assert len(figures) >= 20, len(figures)
     assert not [link for link in links if "github.com" in link["href"]]
     for link in figures:
         address, anchor = link["href"].split("#")
