@@ -188,3 +188,12 @@ def test_built_results_superscripts_land_on_their_figure_with_plain_titles(built
             title = link.get("title") or ""
             assert not re.search(r"&(#\d+|#x[0-9a-f]+|[a-z]+);", title), (html_page, title)
             assert html.unescape(title) == title
+
+
+def test_a_first_run_kept_as_history_is_not_stale_but_the_latest_is(tmp_path):
+    from benchmarks.results_pages import FRESH, run_state
+
+    old_run = {"provenance": {"date": "then"}, "measured": ["gone.py"], "code_hash": "0" * 12}
+    document = {"first_run": {**old_run, "recall": 0.4}, **old_run, "recall": 0.9}
+    assert run_state(document, "first_run/recall", tmp_path) == FRESH
+    assert run_state(document, "recall", tmp_path) != FRESH
