@@ -16,6 +16,7 @@ results file reach the page only as inline code, so none of them becomes markup.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -144,7 +145,7 @@ def scenario_page(file: str, name: str, result: dict, root: Path, repo_url: str)
     for path, value in leaves(result):
         groups.setdefault(_record(path), []).append((path, value))
     anchors: set[str] = set()
-    fold = sum(len(figures) for figures in groups.values()) > FOLD_FIGURES
+    long_lists = _long_lists(groups)
     folded: tuple[str, ...] | None = None
     # One line per record (a variant, a ratio, a row), its figures side by side: a page of
     # hundreds of figures stays a few screens high, and each figure keeps its own id.
@@ -158,10 +159,10 @@ def scenario_page(file: str, name: str, result: dict, root: Path, repo_url: str)
             inner = "/".join(path[len(record) :]) or path[-1]
             shown.append(f"{_plain(inner)} = {code(_shown(value))}{{ #{anchor} .results-figure }}")
         line = f"- **{_plain(' / '.join(record))}**: " + " · ".join(shown)
-        rows = _list_of(record, groups) if fold else None
+        rows = record[:-1] if record[:-1] in long_lists and record[-1].isdigit() else None
         if rows is not None and rows != folded:  # a long list starts: its rows fold
-            count = sum(1 for other in groups if other[:-1] == rows)
-            lines += ["", f'??? abstract "{_plain(" / ".join(rows))}: {count} rows"', ""]
+            title = f"{_plain(' / '.join(rows))}: {long_lists[rows]} rows"
+            lines += ["", f'??? abstract "{title}"', ""]
         elif rows is None and folded is not None:
             lines.append("")
         folded = rows
@@ -178,13 +179,13 @@ FOLD_FIGURES = 800
 FOLD_ROWS = 12
 
 
-def _list_of(record: tuple[str, ...], groups: dict) -> tuple[str, ...] | None:
-    """The list ``record`` is a row of, when that list has more than FOLD_ROWS rows."""
-    if not record or not record[-1].isdigit():
-        return None
-    parent = record[:-1]
-    rows = sum(1 for other in groups if other[:-1] == parent and other[-1].isdigit())
-    return parent if rows > FOLD_ROWS else None
+def _long_lists(groups: dict) -> dict[tuple[str, ...], int]:
+    """The lists whose rows fold, with their number of rows: none on a page of at most
+    FOLD_FIGURES figures; else each list of more than FOLD_ROWS records."""
+    if sum(len(figures) for figures in groups.values()) <= FOLD_FIGURES:
+        return {}
+    rows = Counter(record[:-1] for record in groups if record and record[-1].isdigit())
+    return {parent: count for parent, count in rows.items() if count > FOLD_ROWS}
 
 
 def _plain(text: str) -> str:

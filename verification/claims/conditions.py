@@ -52,6 +52,11 @@ class ConditionError(ValueError):
 EVERY = "*"
 
 
+def reads_every(condition: str) -> bool:
+    """Whether ``condition`` holds a ``{a/*/b}`` figure."""
+    return any(EVERY in match["key"].strip().split("/") for match in FIGURE.finditer(condition))
+
+
 def expand_every(condition: str, prefix: str, length_of) -> str:
     """``condition`` with each ``{a/*/b}`` written as ``{a/0/b}, {a/1/b}, ...``, one per
     item of the list at ``a`` (``length_of`` gives its length from its full key)."""

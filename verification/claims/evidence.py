@@ -64,7 +64,6 @@ class Condition:
     condition: str  # as the marker writes it, figures in braces
     prefix: str  # the key path the braces' keys continue ("" for none)
     figures: tuple[ResultFigure, ...]
-    expanded: str = ""  # the condition with every {a/*/b} written out, when it has one
 
     @property
     def stale(self) -> bool:
@@ -122,12 +121,9 @@ def condition(ref: EvidenceRef, where: str) -> Condition:
     """A ``holds`` marker's condition, evaluated on the figures it reads: ClaimError when it
     cannot be read or does not hold, naming each figure's value."""
     try:
-        expanded = expand_every(
-            ref.text, ref.prefix, lambda key: results_length(ref.file, key, where)
-        )
-        keys = figure_keys(expanded, ref.prefix)
+        written, keys = condition_keys(ref, where)
         figures = tuple(result_figure(ref.file, key, where) for key in keys)
-        holds = evaluate(expanded, ref.prefix, {f.key: f.value for f in figures})
+        holds = evaluate(written, ref.prefix, {f.key: f.value for f in figures})
     except ConditionError as error:
         raise ClaimError(f"{where}: holds {ref.file}: {error}") from error
     if not holds:
@@ -136,9 +132,14 @@ def condition(ref: EvidenceRef, where: str) -> Condition:
             f'{where}: "{ref.text}" does not hold in {ref.file} ({values}): the sentence '
             "says what these figures no longer show; reword it to what they show"
         )
-    return Condition(
-        ref.file, ref.text, ref.prefix, figures, expanded if expanded != ref.text else ""
-    )
+    return Condition(ref.file, ref.text, ref.prefix, figures)
+
+
+def condition_keys(ref: EvidenceRef, where: str) -> tuple[str, list[str]]:
+    """A ``holds`` marker's condition with every ``{a/*/b}`` written out, and the full key
+    of each figure it reads (ConditionError or ClaimError when it cannot be read)."""
+    written = expand_every(ref.text, ref.prefix, lambda key: results_length(ref.file, key, where))
+    return written, figure_keys(written, ref.prefix)
 
 
 def output_line(page: str, docs_dir: Path, text: str, where: str) -> OutputLine:
@@ -238,12 +239,7 @@ def _results_document(file: str) -> object:
 
 def results_value(file: str, key: str, where: str) -> object:
     """The figure at ``key`` (keys and list positions joined by ``/``) of a results file."""
-    try:
-        value = _results_document(file)
-    except (OSError, ValueError) as error:
-        raise ClaimError(f"{where}: results file {file} cannot be read: {error}") from error
-    for part in key.split("/"):
-        value = _step(value, part, f"{where}: {file}: {key}")
+    value = _results_at(file, key, where)
     if isinstance(value, (dict, list)) or value is None:
         raise ClaimError(f"{where}: {file}: {key} is not a figure (a number or a text)")
     return value
@@ -251,12 +247,21 @@ def results_value(file: str, key: str, where: str) -> object:
 
 def results_length(file: str, key: str, where: str) -> int:
     """The number of items of the list at ``key`` of a results file."""
-    value = _results_document(file)
-    for part in key.split("/") if key else ():
-        value = _step(value, part, f"{where}: {file}: {key}")
+    value = _results_at(file, key, where)
     if not isinstance(value, list):
         raise ClaimError(f"{where}: {file}: {key} is not a list, so * cannot stand for its items")
     return len(value)
+
+
+def _results_at(file: str, key: str, where: str) -> object:
+    """Whatever the results file holds at ``key`` ("" for the whole file)."""
+    try:
+        value = _results_document(file)
+    except (OSError, ValueError) as error:
+        raise ClaimError(f"{where}: results file {file} cannot be read: {error}") from error
+    for part in key.split("/") if key else ():
+        value = _step(value, part, f"{where}: {file}: {key}")
+    return value
 
 
 def _step(value: object, part: str, where: str) -> object:

@@ -17,9 +17,9 @@ from pathlib import Path
 from benchmarks.code_hash import NO_HASH
 from benchmarks.results_pages import FRESH
 from verification.claims import reviews
-from verification.claims.conditions import ConditionError, expand_every, figure_keys
+from verification.claims.conditions import ConditionError
 from verification.claims.coverage import KINDS, Sentence, sentences
-from verification.claims.evidence import figure_state, results_length
+from verification.claims.evidence import condition_keys, figure_state
 from verification.claims.markers import ClaimError, find_markers
 from verification.search_index import out_of_search
 
@@ -222,10 +222,7 @@ def _figure_keys(ref) -> list[str]:
         return [ref.text]
     if ref.kind == "holds":
         try:
-            written = expand_every(
-                ref.text, ref.prefix, lambda key: results_length(ref.file, key, ref.file)
-            )
-            return figure_keys(written, ref.prefix)
+            return condition_keys(ref, f"holds {ref.file}")[1]
         except (ConditionError, ClaimError):  # the coverage check reports the marker
             return []
     return []

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchmarks.code_hash import NO_HASH
 from benchmarks.results_pages import figure_anchor, is_results_file, locate, page_of
-from verification.claims.conditions import FIGURE, full_key
+from verification.claims.conditions import FIGURE, full_key, reads_every
 from verification.claims.coverage import sentences
 from verification.claims.evidence import (
     Condition,
@@ -203,7 +203,7 @@ def _filled(condition: Condition) -> str:
     """The condition with each figure's value after its key: ``{a/p50} (0.17) < ...``; one
     with ``*`` is shown as written, with how many figures it read and their range."""
     values = {figure.key: figure.value for figure in condition.figures}
-    if condition.expanded:
+    if reads_every(condition.condition):
         numbers = [v for v in values.values() if isinstance(v, (int, float))]
         span = f", from {min(numbers)} to {max(numbers)}" if numbers else ""
         return f"{condition.condition} ({len(values)} figures{span})"
