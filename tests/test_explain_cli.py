@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from verification.explainer_corpus.runner import run_environment
 from verification.harness.preloaded_python import PreloadedPython
 
 # Any folder but the test's own temporary one (the version matrix runs this file from a
@@ -111,7 +112,7 @@ SCRIPTS |= {
 TF_LOG_PREFIXES = ("I0000", "W0000", "E0000", "WARNING: All log messages", "To enable the")
 
 
-RUN_ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ""}
+RUN_ENV = run_environment()  # TensorFlow quiet, nothing of the repository on the path
 # Most cases run in processes forked from one that has imported TensorFlow
 # (verification.harness.preloaded_python), which spares them a TensorFlow start each (~4.5 CPU-s).
 # These run in a new interpreter, as a reader's command does, and also forked, in a folder
@@ -126,11 +127,9 @@ def _run(args, cwd):
     )
 
 
-@pytest.fixture(scope="module")
-def python() -> PreloadedPython:
-    server = PreloadedPython(RUN_ENV)
-    yield server
-    server.close()
+@pytest.fixture
+def python(preloaded_python) -> PreloadedPython:
+    return preloaded_python  # tests/conftest.py: one per worker, in RUN_ENV
 
 
 def _explain(case: str, args: list[str], cwd: Path, python: PreloadedPython):

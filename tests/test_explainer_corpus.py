@@ -9,7 +9,7 @@ import pytest
 from benchmarks.code_hash import ROOT, freshness
 from verification.explainer_corpus.cases import all_cases
 from verification.explainer_corpus.results import read_results
-from verification.explainer_corpus.runner import run_case, run_environment
+from verification.explainer_corpus.runner import run_case
 from verification.harness.preloaded_python import PreloadedPython
 
 CASES = all_cases()
@@ -17,11 +17,9 @@ CASES = all_cases()
 MINIMUM_CASES = 65
 
 
-@pytest.fixture(scope="module")
-def python() -> PreloadedPython:
-    server = PreloadedPython(run_environment())
-    yield server
-    server.close()
+@pytest.fixture
+def python(preloaded_python) -> PreloadedPython:
+    return preloaded_python  # tests/conftest.py: one per worker, in run_environment()
 
 
 def test_the_corpus_cites_one_report_per_case():

@@ -11,9 +11,7 @@ case is in tests/fixtures/explain, its report being one a corpus case already ci
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import keras
@@ -304,16 +302,12 @@ for units in (2, 3, 4):  # one model per configuration
 """
 
 
-def test_a_model_per_configuration_says_one_trace_per_object_is_expected(tmp_path):
+def test_a_model_per_configuration_says_one_trace_per_object_is_expected(
+    tmp_path, preloaded_python
+):
     script = tmp_path / "per_configuration.py"
     script.write_text(PER_CONFIGURATION, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "tf_retracing.explain", str(script)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"},
-    )
+    done = preloaded_python.run(["-m", "tf_retracing.explain", str(script)], tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (
         "Where each object differs on purpose (one model per configuration), one trace "
@@ -330,22 +324,13 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "explain"
 CORPUS_CASES = Path(__file__).resolve().parents[1] / "verification" / "explainer_corpus" / "cases"
 
 
-def test_a_solver_per_test_case_is_reported_as_expected(tmp_path):
+def test_a_solver_per_test_case_is_reported_as_expected(tmp_path, preloaded_python):
     report = tmp_path / "report.json"
-    case = FIXTURES / "deep_cfr_solver_per_test_case.py"
-    done = subprocess.run(
-        [sys.executable, "-m", "tf_retracing.explain", "--json", str(report), str(case)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env={
-            **os.environ,
-            "TF_CPP_MIN_LOG_LEVEL": "3",
-            "PYTHONPATH": os.pathsep.join(
-                filter(None, [str(CORPUS_CASES), os.environ.get("PYTHONPATH")])
-            ),
-        },
+    # Beside the corpus cases' helper, which it imports as a case does.
+    case = shutil.copy(FIXTURES / "deep_cfr_solver_per_test_case.py", tmp_path)
+    shutil.copy(CORPUS_CASES / "corpus_watch.py", tmp_path)
+    done = preloaded_python.run(
+        ["-m", "tf_retracing.explain", "--json", str(report), str(case)], tmp_path
     )
     assert done.returncode == 0, done.stderr[-2000:]
     (function,) = json.loads(report.read_text(encoding="utf-8"))["functions"]

@@ -1,16 +1,15 @@
-"""The pytest plugin, run by pytest itself (pytester) as a reader's test suite uses it:
-one run in a new interpreter (TensorFlow cannot be imported twice in one process), whose
-cases are checked one by one."""
+"""The pytest plugin, run by pytest itself as a reader's test suite uses it: one run in a
+new interpreter (TensorFlow cannot be imported twice in one process), shared by this
+module's tests, each of which checks its cases."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-
-pytest_plugins = ["pytester"]
 
 USER_TESTS = """
 import threading
@@ -118,15 +117,20 @@ def test_three_hundred_retraces():
 """
 
 
-@pytest.fixture
-def outcomes(pytester) -> dict[str, str]:
-    """Test name -> "passed" or the text of its failure."""
-    pytester.makepyfile(test_user=USER_TESTS)
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-q", "-rA", "--junitxml=report.xml"
-    )
-    results = {"output": result.stdout.str()}
-    for case in ET.parse(pytester.path / "report.xml").getroot().iter("testcase"):
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory) -> dict[str, str]:
+    """Test name -> "passed" or the text of its failure, from one run of the reader's suite
+    in a folder of its own (no configuration of this repository applies there)."""
+    folder = tmp_path_factory.mktemp("readers_suite")
+    (folder / "test_user.py").write_text(USER_TESTS.lstrip("\n"), encoding="utf-8")
+    env = {name: value for name, value in os.environ.items() if name != "PYTEST_ADDOPTS"}
+    command = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--junitxml=report.xml"]
+    done = subprocess.run(
+        [sys.executable, *command], cwd=folder, env=env, capture_output=True, text=True,
+        timeout=600, check=False,
+    )  # fmt: skip
+    results = {"output": done.stdout}
+    for case in ET.parse(folder / "report.xml").getroot().iter("testcase"):
         problem = case.find("failure")
         problem = case.find("error") if problem is None else problem
         results[case.get("name")] = "passed" if problem is None else problem.text or ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -53,13 +54,38 @@ def strict_build_errors(project: Path) -> str:
     return proc.stderr
 
 
-def test_strict_build_fails_on_a_link_to_a_missing_page_or_anchor_naming_each(project_copy):
+def the_sites_link_settings() -> dict:
+    """What decides how a build treats a broken link: the site's validation settings and
+    its Markdown extensions (which make the headings' anchors), as mkdocs.yml gives them."""
+    from mkdocs.utils.yaml import yaml_load
+
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as config:
+        site = yaml_load(config)
+    return {key: site[key] for key in ("validation", "markdown_extensions")}
+
+
+def test_strict_build_fails_on_a_link_to_a_missing_page_or_anchor_naming_each(tmp_path):
+    """On a site of two pages built with the site's link settings: a copy of the whole
+    site renders every page before MkDocs checks the links (about 15 s on this machine);
+    the links of the real site are checked on the built site (tests/test_site_links.py)."""
+    settings = the_sites_link_settings()
+    assert settings["validation"]["links"]["not_found"] == "warn"
+    assert settings["validation"]["links"]["anchors"] == "warn"
+    (tmp_path / "docs" / "guide").mkdir(parents=True)
+    (tmp_path / "docs" / "guide" / "how-tracing-works.md").write_text(
+        "# How tracing works\n\n## A section\n", "utf-8"
+    )
+    (tmp_path / "docs" / "index.md").write_text("# Home\n", "utf-8")
     # Both are warnings, which --strict turns into one failure at the end, naming each.
-    append_to_home(project_copy, "See [nowhere](guide/no-such-page.md).")
-    append_to_home(project_copy, "See [a section](guide/how-tracing-works.md#no-such-section).")
-    errors = strict_build_errors(project_copy)
+    append_to_home(tmp_path, "See [nowhere](guide/no-such-page.md).")
+    append_to_home(tmp_path, "See [a section](guide/how-tracing-works.md#no-such-section).")
+    append_to_home(tmp_path, "See [the section](guide/how-tracing-works.md#a-section).")
+    config = {"site_name": "two pages", "docs_dir": "docs", **settings}
+    (tmp_path / "mkdocs.yml").write_text(json.dumps(config), "utf-8")  # JSON is YAML
+    errors = strict_build_errors(tmp_path)
     assert "guide/no-such-page.md" in errors
     assert "no-such-section" in errors
+    assert "#a-section" not in errors  # the anchor that exists passes
 
 
 def test_build_fails_on_include_of_missing_file(project_copy):
