@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from verification.harness.codeblocks import ROOT, page_blocks, site_url_path
-from verification.harness.processes import build_site, copy_site_sources
+from verification.harness.processes import build_site
 from verification.site_build import command, is_shown, is_start_up_noise
 
 RENDERED_PYTHON_BLOCK = re.compile(r'<div class="language-python highlight"')
@@ -38,9 +38,38 @@ def test_site_has_pages(built_site):
     assert all(html_for(built_site, page).exists() for page in MARKDOWN_PAGES)
 
 
+def the_sites_markdown_settings() -> dict:
+    """What decides how a build treats a broken link or include: the site's validation
+    settings and its Markdown extensions (the headings' anchors, the snippets' base path
+    and path checks), as mkdocs.yml gives them."""
+    from mkdocs.utils.yaml import yaml_load
+
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as config:
+        site = yaml_load(config)
+    return {key: site[key] for key in ("validation", "markdown_extensions")}
+
+
 @pytest.fixture
-def project_copy(tmp_path) -> Path:
-    return copy_site_sources(tmp_path)
+def small_site(tmp_path) -> Path:
+    """A site of two pages and an empty snippets folder, built with the site's Markdown
+    settings. A copy of the whole site took 5 to 15 s to fail (every page rendered before
+    MkDocs checks links); the real site's links and includes are checked on the built site
+    (tests/test_site_links.py and the site build itself)."""
+    settings = the_sites_markdown_settings()
+    assert settings["validation"]["links"]["not_found"] == "warn"
+    assert settings["validation"]["links"]["anchors"] == "warn"
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "docs" / "guide").mkdir(parents=True)
+    (tmp_path / "docs" / "guide" / "how-tracing-works.md").write_text(
+        "# How tracing works\n\n## A section\n", "utf-8"
+    )
+    (tmp_path / "docs" / "index.md").write_text(
+        "# Home\n\nSee [the section](guide/how-tracing-works.md#a-section).\n", "utf-8"
+    )
+    config = {"site_name": "two pages", "docs_dir": "docs", **settings}
+    (tmp_path / "mkdocs.yml").write_text(json.dumps(config), "utf-8")  # JSON is YAML
+    assert build_site(tmp_path / "mkdocs.yml", tmp_path / "site").returncode == 0
+    return tmp_path
 
 
 def append_to_home(project: Path, text: str) -> None:
@@ -54,51 +83,27 @@ def strict_build_errors(project: Path) -> str:
     return proc.stderr
 
 
-def the_sites_link_settings() -> dict:
-    """What decides how a build treats a broken link: the site's validation settings and
-    its Markdown extensions (which make the headings' anchors), as mkdocs.yml gives them."""
-    from mkdocs.utils.yaml import yaml_load
-
-    with open(ROOT / "mkdocs.yml", encoding="utf-8") as config:
-        site = yaml_load(config)
-    return {key: site[key] for key in ("validation", "markdown_extensions")}
-
-
-def test_strict_build_fails_on_a_link_to_a_missing_page_or_anchor_naming_each(tmp_path):
-    """On a site of two pages built with the site's link settings: a copy of the whole
-    site renders every page before MkDocs checks the links (about 15 s on this machine);
-    the links of the real site are checked on the built site (tests/test_site_links.py)."""
-    settings = the_sites_link_settings()
-    assert settings["validation"]["links"]["not_found"] == "warn"
-    assert settings["validation"]["links"]["anchors"] == "warn"
-    (tmp_path / "docs" / "guide").mkdir(parents=True)
-    (tmp_path / "docs" / "guide" / "how-tracing-works.md").write_text(
-        "# How tracing works\n\n## A section\n", "utf-8"
-    )
-    (tmp_path / "docs" / "index.md").write_text("# Home\n", "utf-8")
+def test_strict_build_fails_on_a_link_to_a_missing_page_or_anchor_naming_each(small_site):
     # Both are warnings, which --strict turns into one failure at the end, naming each.
-    append_to_home(tmp_path, "See [nowhere](guide/no-such-page.md).")
-    append_to_home(tmp_path, "See [a section](guide/how-tracing-works.md#no-such-section).")
-    append_to_home(tmp_path, "See [the section](guide/how-tracing-works.md#a-section).")
-    config = {"site_name": "two pages", "docs_dir": "docs", **settings}
-    (tmp_path / "mkdocs.yml").write_text(json.dumps(config), "utf-8")  # JSON is YAML
-    errors = strict_build_errors(tmp_path)
+    append_to_home(small_site, "See [nowhere](guide/no-such-page.md).")
+    append_to_home(small_site, "See [a section](guide/how-tracing-works.md#no-such-section).")
+    errors = strict_build_errors(small_site)
     assert "guide/no-such-page.md" in errors
     assert "no-such-section" in errors
-    assert "#a-section" not in errors  # the anchor that exists passes
+    assert "#a-section" not in errors  # the anchor that exists passed before and passes
 
 
-def test_build_fails_on_include_of_missing_file(project_copy):
-    append_to_home(project_copy, '```python\n--8<-- "no_such_file.py"\n```')
-    assert "no_such_file.py" in strict_build_errors(project_copy)
+def test_build_fails_on_include_of_missing_file(small_site):
+    append_to_home(small_site, '```python\n--8<-- "no_such_file.py"\n```')
+    assert "no_such_file.py" in strict_build_errors(small_site)
 
 
-def test_build_fails_on_include_of_missing_section(project_copy):
-    (project_copy / "snippets" / "present.py").write_text(
+def test_build_fails_on_include_of_missing_section(small_site):
+    (small_site / "snippets" / "present.py").write_text(
         "# --8<-- [start:here]\nx = 1\n# --8<-- [end:here]\n", "utf-8"
     )
-    append_to_home(project_copy, '```python\n--8<-- "present.py:elsewhere"\n```')
-    assert "elsewhere" in strict_build_errors(project_copy)
+    append_to_home(small_site, '```python\n--8<-- "present.py:elsewhere"\n```')
+    assert "elsewhere" in strict_build_errors(small_site)
 
 
 # --- the quiet build: only the notebook kernels' start-up log is left out -----------------
