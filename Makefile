@@ -33,7 +33,8 @@ test: env  ## run the whole test suite (executes every code block on the site)
 	@echo ">> running the test suite"
 	$(PY) -m pytest
 
-test-scheduled: env  ## the checks too long for make test (weekly in CI): reader installs, the whole explainer corpus
+test-scheduled: env  ## the checks too long for make test (weekly in CI): reader installs, the whole explainer corpus, every generated page in the browser
+	@.ci/ensure-chromium
 	$(PY) -m pytest -m scheduled $(PYTEST_ARGS)
 
 # The checks about one page: its blocks run as a reader would with their shown output, its

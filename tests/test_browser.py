@@ -193,6 +193,32 @@ def pages_of_built_site() -> list[str]:
 # The results pages the build generates, one per scenario (benchmarks.results_pages).
 GENERATED_PAGES = [site_url_path(ROOT / "docs" / path) for path in results_page_paths(ROOT)]
 PAGES = pages_of_built_site()
+# Pages written by one renderer from data, each a page of the same template: the results
+# pages (benchmarks.results_pages) and the version matrix's setup pages (one marker each,
+# verification.matrix.render). make test checks the longest page of each template
+# (test_the_longest_page_of_each_template_in_the_browser); every one of them is checked by
+# the Scheduled checks workflow (make test-scheduled), about 1.7 CPU-seconds a page.
+ONE_TEMPLATE = {
+    "results": GENERATED_PAGES,
+    "version setups": [
+        site_url_path(source)
+        for source in sorted((ROOT / "docs" / "versions").glob("*.md"))
+        if source.name != "index.md"
+    ],
+}
+
+
+def page_params() -> list:
+    of_a_template = {page for pages in ONE_TEMPLATE.values() for page in pages}
+    return [
+        pytest.param(page, marks=pytest.mark.scheduled) if page in of_a_template else page
+        for page in PAGES
+    ]
+
+
+def longest_page(site: Path, pages: list[str]) -> str:
+    """The page whose built HTML is longest: the most a template's data makes it hold."""
+    return max(pages, key=lambda page: (site / page.strip("/") / "index.html").stat().st_size)
 
 
 def test_every_built_page_is_checked(built_site):
@@ -715,7 +741,7 @@ def check_page_is_at_most_max_screens(path: str, page: Page) -> None:
     )
 
 
-@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("path", page_params())
 def test_page_in_the_browser(path, reading_tab, subtests):
     """Every page as readers meet it: offline, titled and accessible; at most 12 screens
     high and nothing wider than its column at 1400 px, its plots loaded and no log noise;
@@ -726,7 +752,29 @@ def test_page_in_the_browser(path, reading_tab, subtests):
     changed as a reader changes it: the window narrowed to a phone's width, the system's
     colour scheme switched to dark, which the site follows while open.
     """
-    tab = reading_tab
+    check_page_in_the_browser(path, reading_tab, subtests)
+
+
+def test_every_page_of_a_template_is_a_page_of_the_per_page_checks():
+    """So that the scheduled run checks each of them (and make test the longest)."""
+    for template, pages in ONE_TEMPLATE.items():
+        assert len(pages) >= 2, template
+        assert set(pages) <= set(PAGES), template
+    assert "/versions/" not in ONE_TEMPLATE["version setups"]  # the index is no setup page
+
+
+@pytest.mark.parametrize("template", list(ONE_TEMPLATE))
+def test_the_longest_page_of_each_template_in_the_browser(
+    template, built_site, reading_tab, subtests
+):
+    """The per-page checks on the longest page of each template, in make test; the
+    scheduled run checks every page of it."""
+    check_page_in_the_browser(
+        longest_page(built_site, ONE_TEMPLATE[template]), reading_tab, subtests
+    )
+
+
+def check_page_in_the_browser(path: str, tab: PageVisit, subtests) -> None:
     tab.start_again()
     # At "load" the page's own scripts have run; its images are awaited explicitly, and
     # what it still fetches afterwards (the search index) is awaited before the offline
