@@ -38,7 +38,7 @@ SOURCE = textwrap.dedent(
 
 
 def test_a_hazard_is_found_at_its_line_or_through_the_call_that_reaches_it():
-    marked = MarkedFile("o/r", "c" * 40, "a.py", "hazard", frozenset({(6, "TFL004")}))
+    marked = MarkedFile("o/r", "c" * 40, "a.py", "hazard", frozenset({(6, "TFL004", None)}))
     scored = score_file(marked, SOURCE)
     assert scored["missed"] == []
     # The predict at line 12 was not marked: a finding no mark covers.
@@ -47,9 +47,36 @@ def test_a_hazard_is_found_at_its_line_or_through_the_call_that_reaches_it():
 
 
 def test_a_missed_hazard_lowers_recall():
-    marked = MarkedFile("o/r", "c" * 40, "a.py", "hazard", frozenset({(3, "TFL002")}))
+    marked = MarkedFile("o/r", "c" * 40, "a.py", "hazard", frozenset({(3, "TFL002", None)}))
     counted = summary([score_file(marked, SOURCE)])
     assert counted["recall"] == 0.0 and counted["by_rule"] == {"TFL002": {"marked": 1, "found": 0}}
+
+
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# A notebook"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["import keras\n", "model = keras.Sequential([keras.layers.Dense(1)])\n"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["for batch in batches:\n", "    model.predict(batch)\n"]},
+    ],
+    "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}  # fmt: skip
+
+
+def test_a_notebooks_hazard_is_matched_in_its_cell_only():
+    """Lines count within a code cell, as the linter names findings there: the same line
+    in another cell is another place."""
+    source = json.dumps(NOTEBOOK)
+    right = MarkedFile("o/r", "c" * 40, "n.ipynb", "hazard", frozenset({(2, "TFL004", 2)}))
+    scored = score_file(right, source)
+    assert scored["missed"] == [] and scored["unmarked_findings"] == []
+    wrong = MarkedFile("o/r", "c" * 40, "n.ipynb", "hazard", frozenset({(2, "TFL004", 1)}))
+    scored = score_file(wrong, source)
+    assert scored["missed"] == [[2, "TFL004", 1]]
+    assert [f[:2] + f[-1:] for f in scored["unmarked_findings"]] == [[2, "TFL004", "cell 2"]]
 
 
 @pytest.mark.parametrize(
@@ -59,6 +86,14 @@ def test_a_missed_hazard_lowers_recall():
         ({"hazards": [{"line": 3, "rule": "TFL099"}]}, r"hazards\[0\]: needs a line and a rule"),
         ({"commit": None, "path": None} | {"drop": "path"}, r"files\[0\]: path: missing"),
         ({"half": "both"}, r"files\[0\]: half: 'both' is not tune or sealed"),
+        (
+            {"path": "n.ipynb", "hazards": [{"line": 3, "rule": "TFL004"}]},
+            r"files\[0\]: hazards\[0\]: cell: a notebook's hazard needs one",
+        ),
+        (
+            {"hazards": [{"line": 3, "rule": "TFL004", "cell": 2}]},
+            r"files\[0\]: hazards\[0\]: cell: only a notebook's hazard has one",
+        ),
     ],
 )
 def test_malformed_marks_name_the_file_and_field(tmp_path, entry, message):

@@ -31,7 +31,14 @@ def main(argv: list[str] | None = None) -> int:
     blind.add_argument(
         "--half",
         choices=["tune", "sealed"],
-        help="score one half of the second, split corpus (blind2_marks.json) instead",
+        help="score one half of a split corpus (blind2_marks.json, or --corpus 3) instead",
+    )
+    blind.add_argument(
+        "--corpus",
+        type=int,
+        choices=[2, 3],
+        default=2,
+        help="which split corpus --half scores (default 2)",
     )
     export = commands.add_parser("export", help="export the pinned repositories")
     export.add_argument("--mirror", type=Path, required=True)
@@ -48,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         if options.half:
             summary = blind.run(
                 options.mirror,
-                blind.MARKS_SPLIT,
-                blind.split_results_file(options.half),
+                blind.split_marks_file(options.corpus),
+                blind.split_results_file(options.half, options.corpus),
                 options.half,
             )["summary"]
         else:

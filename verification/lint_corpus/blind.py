@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tf_retracing.lint import lint_source
+from tf_retracing.lint.engine import lint_notebook
 
 from benchmarks.code_hash import code_hash
 from benchmarks.files import write_json_whole
@@ -27,14 +28,19 @@ MARKS = HERE / "blind_marks.json"
 RESULTS = HERE / "blind_results.json"
 MEASURED = ["snippets/tf_retracing/lint", "verification/lint_corpus/blind.py"]
 RULE_FAMILIES = [f"TFL{n:03d}" for n in range(1, 12)]
-# The second blind corpus (issue 52) is split in two: the linter may be tuned on the "tune"
-# half; the "sealed" half is scored once, at the end, and that first score is kept.
+# The second and third blind corpora (issue 52) are split in two: the linter may be tuned on
+# the "tune" half; the "sealed" half is scored once, at the end, and that first score is kept.
+SPLIT_CORPORA = (2, 3)
 MARKS_SPLIT = HERE / "blind2_marks.json"
 HALVES = ("tune", "sealed")
 
 
-def split_results_file(half: str) -> Path:
-    return HERE / f"blind2_{half}_results.json"
+def split_marks_file(corpus: int = 2) -> Path:
+    return HERE / f"blind{corpus}_marks.json"
+
+
+def split_results_file(half: str, corpus: int = 2) -> Path:
+    return HERE / f"blind{corpus}_{half}_results.json"
 
 
 class MarksError(ValueError):
@@ -47,7 +53,7 @@ class MarkedFile:
     commit: str
     path: str
     kind: str
-    hazards: frozenset[tuple[int, str]]
+    hazards: frozenset[tuple[int, str, int | None]]  # (line, rule, notebook cell or None)
     half: str | None = None  # "tune" or "sealed" in a corpus split in two, else None
 
 
@@ -67,10 +73,11 @@ def read_marks(path: Path = MARKS) -> tuple[dict, list[MarkedFile]]:
         if entry.get("half") not in (None, *HALVES):
             raise MarksError(f"{where}: half: {entry['half']!r} is not tune or sealed")
         hazards = set()
+        notebook = entry["path"].endswith(".ipynb")
         for number, hazard in enumerate(entry["hazards"]):
             if hazard.get("rule") not in RULE_FAMILIES or not isinstance(hazard.get("line"), int):
                 raise MarksError(f"{where}: hazards[{number}]: needs a line and a rule TFL001-011")
-            hazards.add((hazard["line"], hazard["rule"]))
+            hazards.add((hazard["line"], hazard["rule"], _cell(hazard, notebook, where, number)))
         files.append(
             MarkedFile(
                 entry["repository"],
@@ -82,6 +89,17 @@ def read_marks(path: Path = MARKS) -> tuple[dict, list[MarkedFile]]:
             )
         )
     return document, files
+
+
+def _cell(hazard: dict, notebook: bool, where: str, number: int) -> int | None:
+    """A notebook's hazard names its code cell (from 1) and its line in that cell, as the
+    linter names findings there; a script's hazard names no cell."""
+    cell = hazard.get("cell")
+    if notebook and not (isinstance(cell, int) and cell >= 1):
+        raise MarksError(f"{where}: hazards[{number}]: cell: a notebook's hazard needs one (>= 1)")
+    if not notebook and cell is not None:
+        raise MarksError(f"{where}: hazards[{number}]: cell: only a notebook's hazard has one")
+    return cell
 
 
 def source_of(marked: MarkedFile, mirror: Path) -> str:
@@ -97,17 +115,43 @@ def source_of(marked: MarkedFile, mirror: Path) -> str:
     return shown.stdout
 
 
+def _findings(marked: MarkedFile, source: str) -> list:
+    """A notebook is linted as one (its code cells, lines counted within each), as the
+    linter's command does; read as Python, its JSON parses and holds nothing."""
+    if marked.path.endswith(".ipynb"):
+        return lint_notebook(source.encode("utf-8"), marked.path)[0]
+    return lint_source(source, marked.path)
+
+
 def score_file(marked: MarkedFile, source: str) -> dict:
-    found, unmarked = score_findings(lint_source(source, marked.path), marked.hazards)
+    findings = _findings(marked, source)
+    found, unmarked = set(), []
+    for cell in sorted({c for _, _, c in marked.hazards} | {f.cell for f in findings}, key=str):
+        # Per notebook cell (a script is one cell, None): lines count within it.
+        in_cell = [f for f in findings if f.cell == cell]
+        hazards = frozenset((line, rule) for line, rule, c in marked.hazards if c == cell)
+        covered, uncovered = score_findings(in_cell, hazards)
+        found |= {(line, rule, cell) for line, rule in covered}
+        unmarked += [_with_cell(u, cell) for u in uncovered]
     return {
         "repository": marked.repository,
         "commit": marked.commit,
         "path": marked.path,
         "kind": marked.kind,
-        "hazards": sorted([line, rule] for line, rule in marked.hazards),
-        "missed": sorted([line, rule] for line, rule in marked.hazards - found),
+        "hazards": sorted(_listed(h) for h in marked.hazards),
+        "missed": sorted(_listed(h) for h in marked.hazards - found),
         "unmarked_findings": unmarked,
     }
+
+
+def _listed(hazard: tuple) -> list:
+    """[line, rule] for a script, [line, rule, cell] in a notebook."""
+    line, rule, cell = hazard
+    return [line, rule] if cell is None else [line, rule, cell]
+
+
+def _with_cell(uncovered: list, cell: int | None) -> list:
+    return uncovered if cell is None else [*uncovered, f"cell {cell}"]
 
 
 def summary(files: list[dict]) -> dict:
@@ -117,8 +161,8 @@ def summary(files: list[dict]) -> dict:
     findings_true = hazards - missed
     by_rule = {}
     for rule in RULE_FAMILIES:
-        marked = sum(1 for f in files for _, r in f["hazards"] if r == rule)
-        lost = sum(1 for f in files for _, r in f["missed"] if r == rule)
+        marked = sum(1 for f in files for h in f["hazards"] if h[1] == rule)
+        lost = sum(1 for f in files for h in f["missed"] if h[1] == rule)
         if marked:
             by_rule[rule] = {"marked": marked, "found": marked - lost}
     return {
@@ -146,6 +190,9 @@ def run(mirror: Path, marks: Path = MARKS, output: Path = RESULTS, half: str | N
             raise MarksError(f"{marks}: no file has half = {half!r}")
     files = [score_file(m, source_of(m, mirror)) for m in marked]
     command = "python -m verification.lint_corpus blind --mirror DIR"
+    corpus = next((c for c in SPLIT_CORPORA if split_marks_file(c) == marks), None)
+    if corpus is not None and corpus != 2:
+        command += f" --corpus {corpus}"
     if half is not None:
         command += f" --half {half}"
     results = {
@@ -213,9 +260,9 @@ def render(data: dict, source_link) -> str:
             f"{summary['unmarked_findings']} |"
         )
     missed = [
-        f"- [`{f['repository']}` `{f['path']}`]({_github(f)}) line {line} ({rule})"
+        f"- [`{f['repository']}` `{f['path']}`]({_github(f)}) {_place(missed)} ({missed[1]})"
         for f in data["files"]
-        for line, rule in f["missed"]
+        for missed in f["missed"]
     ]
     intro = (
         f"{latest['files']} files from {latest['repositories']} repositories "
@@ -225,6 +272,11 @@ def render(data: dict, source_link) -> str:
         f"[results]({source_link('verification/lint_corpus/blind_results.json')}))."
     )
     return "\n".join([intro, "", *rows, "", "Hazards the latest linter misses:", "", *missed])
+
+
+def _place(hazard: list) -> str:
+    line, _, *cell = hazard
+    return f"cell {cell[0]}, line {line}" if cell else f"line {line}"
 
 
 def _github(entry: dict) -> str:
