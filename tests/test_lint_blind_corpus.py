@@ -126,13 +126,14 @@ def test_the_lint_page_shows_the_blind_score_beside_the_latest():
     assert page.count("line ") >= sum(len(f["missed"]) for f in data["files"])
 
 
-def test_the_second_corpus_is_split_in_two_halves_by_family():
+@pytest.mark.parametrize("corpus", [2, 3])
+def test_the_split_corpora_are_split_in_two_halves_by_family(corpus):
     """Marked blind from the rules page; split before the linter first ran on it, so that
-    one half can be tuned on and the other scored once (blind2_sealed_results.json keeps
+    one half can be tuned on and the other scored once (blind<N>_sealed_results.json keeps
     that first score)."""
-    from verification.lint_corpus.blind import MARKS_SPLIT
+    from verification.lint_corpus.blind import split_marks_file
 
-    document, files = read_marks(MARKS_SPLIT)
+    document, files = read_marks(split_marks_file(corpus))
     assert len(files) >= 45 and "tune" in document["split"] and "sealed" in document["split"]
     halves = {half: [f for f in files if f.half == half] for half in ("tune", "sealed")}
     assert len(files) == len(halves["tune"]) + len(halves["sealed"])
