@@ -1,0 +1,104 @@
+"""Texts the tools print that an audit (issue 50) found overstated, checked against
+TensorFlow: each test builds the situation, checks what TensorFlow does, then checks that
+the text says exactly that. In-process and small: a few seconds in all.
+"""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from tf_retracing.comparison.advice import Fixes, _composite_shape_fix
+from tf_retracing.lint import lint_source
+
+
+def test_reduce_retracing_raises_index_error_only_for_more_variadic_arguments():
+    def body(x, *more, **options):
+        return x
+
+    more = tf.function(body, reduce_retracing=True)
+    more(tf.ones([2]))
+    with pytest.raises(IndexError):  # more arguments than the earlier trace had
+        more(tf.ones([2]), tf.ones([2]))
+    renamed = tf.function(body, reduce_retracing=True)
+    renamed(tf.ones([2]), a=tf.ones([2]))
+    renamed(tf.ones([2]), b=tf.ones([2]))  # another keyword, as many: no error
+    fewer = tf.function(body, reduce_retracing=True)
+    fewer(tf.ones([2]), tf.ones([2]))
+    fewer(tf.ones([2]))  # fewer: no error
+    assert (renamed.experimental_get_tracing_count(), fewer.experimental_get_tracing_count()) == (
+        2,
+        2,
+    )
+    note = Fixes(("*more", "**options")).variadic_note()
+    assert "raise IndexError when a call passes more arguments through *more and " in note
+    assert "than an earlier trace had" in note and "did not have" not in note
+
+
+def _traces_over(dataset: tf.data.Dataset, batches: int) -> int:
+    strategy = tf.distribute.MirroredStrategy(["/CPU:0"])
+
+    @tf.function
+    def step(batch):
+        return batch
+
+    for batch in itertools.islice(strategy.experimental_distribute_dataset(dataset), batches):
+        step(batch)
+    return step.experimental_get_tracing_count()
+
+
+def test_repeating_keeps_batches_full_only_without_a_count_before_batching():
+    data = tf.data.Dataset.range(10)
+    assert [int(b.shape[0]) for b in data.batch(3).repeat(2)] == [3, 3, 3, 1] * 2
+    assert _traces_over(data.batch(3).repeat(2), 8) == 2  # repeated after batching
+    assert _traces_over(data.repeat(2).batch(3), 7) == 2  # with a count: a last short batch
+    assert _traces_over(data.repeat().batch(3), 10) == 1  # the advice, as written
+    text = _composite_shape_fix("batch", "PerReplica", batch_only=True)
+    assert "drop_remainder=True (or repeat it without a count before batching)" in text
+
+
+class _CountingLayer(keras.layers.Layer):
+    traces = 0
+
+    def call(self, x):
+        _CountingLayer.traces += 1  # Python: runs when a step traces, not when it runs
+        return x
+
+
+KERAS_LOOP = """
+model = keras.Sequential([keras.Input((4,)), Counting(), keras.layers.Dense(1)])
+model.compile(loss="mse")
+Counting.traces = 0  # building the model called the layer once
+for i in range(1, 6):
+    model.{step}
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "traces"),
+    [
+        ("predict(np.ones([i, 4]), verbose=0)", 2),
+        ("predict_on_batch(np.ones([i, 4]))", 2),
+        ("test_on_batch(np.ones([i, 4]), np.ones([i, 1]))", 2),
+        # one more: the first step creates the optimizer's variables, then traces again
+        ("train_on_batch(np.ones([i, 4]), np.ones([i, 1]))", 3),
+    ],
+)
+def test_a_keras_step_given_a_shape_per_iteration_traces_once_more_not_once_per_shape(call, traces):
+    program = textwrap.dedent(KERAS_LOOP.format(step=call))
+    header = "import keras\nimport numpy as np\n"
+    findings = [f for f in lint_source(header + program) if f.rule == "TFL011"]
+    assert findings and all(
+        f.message.endswith(
+            "Keras traces its step with reduce_retracing=True, so the second shape traces it "
+            "once more with that dimension None, and later shapes of the same rank reuse that "
+            "trace"
+        )
+        for f in findings
+    )
+    exec(program, {"keras": keras, "np": np, "Counting": _CountingLayer})
+    assert _CountingLayer.traces == traces  # five shapes
