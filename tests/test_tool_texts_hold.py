@@ -6,13 +6,16 @@ the text says exactly that. In-process and small: a few seconds in all.
 from __future__ import annotations
 
 import itertools
+import tempfile
 import textwrap
 
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from tf_retracing import CAUSES
 from tf_retracing.comparison.advice import Fixes, _composite_shape_fix
+from tf_retracing.explainer import watch as watch_module
 from tf_retracing.lint import lint_source
 
 
@@ -102,3 +105,45 @@ def test_a_keras_step_given_a_shape_per_iteration_traces_once_more_not_once_per_
     )
     exec(program, {"keras": keras, "np": np, "Counting": _CountingLayer})
     assert _CountingLayer.traces == traces  # five shapes
+
+
+def _predict_traces(dataset: tf.data.Dataset) -> int:
+    inputs = keras.Input([None])
+    model = keras.Model(inputs, keras.ops.sum(_CountingLayer()(inputs), axis=1))
+    _CountingLayer.traces = 0  # building the model called the layer once
+    model.predict(dataset, verbose=0)
+    return _CountingLayer.traces
+
+
+@pytest.mark.filterwarnings("ignore:Your input ran out of data")
+def test_only_padding_to_one_length_keeps_a_keras_step_to_one_trace():
+    lengths = [3, 5, 7, 9, 4, 6]
+    sequences = tf.data.Dataset.from_generator(
+        lambda: (np.ones([n], np.float32) for n in lengths),
+        output_signature=tf.TensorSpec([None], tf.float32),
+    )
+    assert _predict_traces(sequences.padded_batch(2, padded_shapes=[10])) == 1  # the advice
+    assert _predict_traces(sequences.padded_batch(2)) == 2  # each batch to its own longest
+    buckets = sequences.bucket_by_sequence_length(
+        lambda x: tf.shape(x)[0], [6, 10], [3, 3, 3], pad_to_bucket_boundary=True
+    )
+    assert _predict_traces(buckets) == 2  # two lengths: no fewer than unpadded data
+    assert _predict_traces(sequences.batch(1)) == 2  # reduce_retracing: one general trace
+    advice = watch_module._LIBRARY_SHAPE_ADVICE
+    assert "to keep one trace, pad the inputs to one length" in advice
+    assert "padded_batch and fixed padded_shapes" in advice
+    assert "Bucketing to a few lengths saves no trace here" in advice
+
+
+def test_a_save_under_another_variable_policy_traces_each_concrete_function_again():
+    module = tf.Module()
+    module.add = tf.function(lambda x: x + 1)
+    module.add(tf.ones([2]))
+    policy = tf.saved_model.experimental.VariablePolicy.SAVE_VARIABLE_DEVICES
+    counts = []
+    for options in (None, None, tf.saved_model.SaveOptions(experimental_variable_policy=policy)):
+        tf.saved_model.save(module, tempfile.mkdtemp(), options=options)
+        counts.append(module.add.experimental_get_tracing_count())
+    assert counts == [2, 2, 3]  # the same options: none; another variable policy: one more
+    (row,) = [cause for cause in CAUSES if cause.code == "TFR012"]
+    assert row.fix.endswith("at its first save under each variable policy")
