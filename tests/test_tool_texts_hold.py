@@ -5,6 +5,7 @@ the text says exactly that. In-process and small: a few seconds in all.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import tempfile
 import textwrap
@@ -13,7 +14,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-from tf_retracing import CAUSES
+from tf_retracing import CAUSES, explain_retracing
 from tf_retracing.comparison.advice import Fixes, _composite_shape_fix
 from tf_retracing.explainer import watch as watch_module
 from tf_retracing.lint import lint_source
@@ -147,3 +148,19 @@ def test_a_save_under_another_variable_policy_traces_each_concrete_function_agai
     assert counts == [2, 2, 3]  # the same options: none; another variable policy: one more
     (row,) = [cause for cause in CAUSES if cause.code == "TFR012"]
     assert row.fix.endswith("at its first save under each variable policy")
+
+
+def test_a_mapping_of_another_class_with_the_same_keys_is_no_new_trace():
+    @explain_retracing
+    def total(features):
+        return tf.add_n(list(features.values()))
+
+    total({"a": tf.ones([2])})
+    total(collections.OrderedDict(a=tf.ones([2])))  # another container type, same keys
+    assert total.experimental_get_tracing_count() == 1
+    total({"a": tf.ones([2]), "b": tf.ones([2])})  # new keys: a new trace
+    (reason,) = total.retrace_reasons
+    assert "Each container type, length and set of keys is a new trace (a dict and an " in (
+        reason.message
+    )
+    assert "OrderedDict with the same keys count as one)" in reason.message

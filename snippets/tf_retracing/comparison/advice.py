@@ -387,6 +387,10 @@ def _object_change(path: str, before: str, after: str) -> Change:
     return Change(path, "object", before, after, advice, "object")
 
 
+# TensorFlow's trace type of a mapping (default_types.Dict) compares keys, not its type.
+_MAPPINGS = "a dict and an OrderedDict with the same keys count as one"
+
+
 def _structure_change(
     path: str,
     before: str,
@@ -405,7 +409,8 @@ def _structure_change(
         advice = f"{changed} {objects_advice(path, objects, sequence)}"
     elif holds_variables:
         advice = (
-            f"{changed} Each container type, length and set of keys is a new trace, and "
+            f"{changed} Each container type, length and set of keys is a new trace "
+            f"({_MAPPINGS}), and "
             "it holds tf.Variables: keep one container of them (made once, every call the "
             "same length and keys), or expect one trace per structure; tf.stack would pass "
             "a copy of their values, which the function could not assign to."
@@ -418,7 +423,8 @@ def _structure_change(
         else:
             where = ""
         advice = (
-            f"{changed} Each container type, length and set of keys is a new trace: keep "
+            f"{changed} Each container type, length and set of keys is a new trace "
+            f"({_MAPPINGS}): keep "
             "the structure fixed, or pass one tensor instead of a container whose length "
             f"varies: stack the items (tf.stack){where}, or a tf.RaggedTensor if the items "
             "differ in size." + fixes.variadic_note()
