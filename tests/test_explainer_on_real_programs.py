@@ -151,7 +151,10 @@ def test_the_saving_text_says_what_saving_twice_traces(tmp_path):
     assert "a later save with the same options traces only the concrete" in message
     assert "each time the model is saved" not in message
     (row,) = [cause for cause in CAUSES if cause.code == "TFR012"]
-    assert row.fix == "expected: one per concrete function, exported or not, at its first save"
+    assert row.fix == (
+        "expected: one per concrete function, exported or not, at its first save "
+        "under each variable policy"
+    )
 
 
 def test_the_device_text_says_a_device_function_retraces_and_a_device_string_does_not():

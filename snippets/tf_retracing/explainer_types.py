@@ -144,7 +144,8 @@ CAUSES = (
         "context",
         "traced while saving a SavedModel",
         changed="a trace made while saving a SavedModel",
-        fix="expected: one per concrete function, exported or not, at its first save",
+        fix="expected: one per concrete function, exported or not, at its first save "
+        "under each variable policy",
     ),
     Cause(
         "TFR013",

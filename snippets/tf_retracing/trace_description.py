@@ -119,7 +119,7 @@ class TraceDescription:
     context: CallContext
     # The function's variadic parameters as written ("*args", "**kwargs"), and the
     # arguments of this call that came through them. On such a function a call may pass
-    # arguments an earlier trace did not have: reduce_retracing then raises IndexError
+    # more arguments than an earlier trace had: reduce_retracing then raises IndexError
     # in TensorFlow, and an input_signature refuses them (so the advice differs).
     variadic: tuple[str, ...] = dataclasses.field(default=(), compare=False)
     through_variadic: tuple[str, ...] = dataclasses.field(default=(), compare=False)

@@ -39,8 +39,9 @@ class Change:
 class Fixes:
     """What the function's parameters allow: on one that takes ``*args`` or ``**kwargs``
     (``variadic``, as written) reduce_retracing=True makes TensorFlow raise IndexError when
-    a call passes an argument through them that an earlier trace did not have, and an
-    input_signature refuses every argument passed through them (``passes``: some call did)."""
+    a call passes more arguments through them than an earlier trace had, and an
+    input_signature takes only the positional arguments it lists: none through ``**kwargs``
+    (``passes``: the arguments some call passed through them)."""
 
     variadic: tuple[str, ...] = ()
     passes: tuple[str, ...] = ()
@@ -75,7 +76,7 @@ class Fixes:
         keywords = next((each for each in self.variadic if each.startswith("**")), None)
         raises = (
             "reduce_retracing=True makes TensorFlow raise IndexError when a call passes "
-            f"an argument through {written} that an earlier trace did not have"
+            f"more arguments through {written} than an earlier trace had"
         )
         if self.passes:
             passed = ", ".join(f"`{name}`" for name in self.passes[:5])
@@ -146,7 +147,8 @@ def _composite_shape_fix(path: str, inside: str, batch_only: bool, fixes: Fixes 
     )
     batch = (
         " A smaller last batch is the usual cause: batch the dataset with "
-        "drop_remainder=True (or repeat it) so that every batch has the same size."
+        "drop_remainder=True (or repeat it without a count before batching) so that every "
+        "batch has the same size."
         if batch_only
         else ""
     )
@@ -385,6 +387,10 @@ def _object_change(path: str, before: str, after: str) -> Change:
     return Change(path, "object", before, after, advice, "object")
 
 
+# TensorFlow's trace type of a mapping (default_types.Dict) compares keys, not its type.
+_MAPPINGS = "a dict and an OrderedDict with the same keys count as one"
+
+
 def _structure_change(
     path: str,
     before: str,
@@ -403,7 +409,8 @@ def _structure_change(
         advice = f"{changed} {objects_advice(path, objects, sequence)}"
     elif holds_variables:
         advice = (
-            f"{changed} Each container type, length and set of keys is a new trace, and "
+            f"{changed} Each container type, length and set of keys is a new trace "
+            f"({_MAPPINGS}), and "
             "it holds tf.Variables: keep one container of them (made once, every call the "
             "same length and keys), or expect one trace per structure; tf.stack would pass "
             "a copy of their values, which the function could not assign to."
@@ -416,7 +423,8 @@ def _structure_change(
         else:
             where = ""
         advice = (
-            f"{changed} Each container type, length and set of keys is a new trace: keep "
+            f"{changed} Each container type, length and set of keys is a new trace "
+            f"({_MAPPINGS}): keep "
             "the structure fixed, or pass one tensor instead of a container whose length "
             f"varies: stack the items (tf.stack){where}, or a tf.RaggedTensor if the items "
             "differ in size." + fixes.variadic_note()

@@ -462,10 +462,12 @@ _LIBRARY_VARIABLES_ADVICE = (
     "model.optimizer.build(model.trainable_variables)."
 )
 _LIBRARY_SHAPE_ADVICE = (
-    " These shapes come from your data: to keep one trace, pad or bucket the inputs to "
-    "a few lengths (a tf.data pipeline with padded_batch, or "
-    "bucket_by_sequence_length), or call the model from a tf.function of your own with "
-    "an input_signature that leaves that dimension None."
+    " These shapes come from your data: to keep one trace, pad the inputs to one length "
+    "(a tf.data pipeline with padded_batch and fixed padded_shapes: without them each "
+    "batch is padded only to its own longest), or call the model from a tf.function of "
+    "your own with an input_signature that leaves that dimension None. Bucketing to a few "
+    "lengths saves no trace here: Keras traces its steps with reduce_retracing=True, "
+    "whose general trace already takes every length."
 )
 _GENERIC_VARIABLES_ADVICE = (
     "This happens once per function that creates variables; create them outside the "

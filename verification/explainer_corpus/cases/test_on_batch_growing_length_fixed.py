@@ -3,7 +3,7 @@
 import keras
 import numpy as np
 
-ADVICE = "pad or bucket the inputs to a few lengths"
+ADVICE = "pad the inputs to one length"
 LENGTH = 8  # every sequence padded to this length
 
 inputs = keras.Input([None])

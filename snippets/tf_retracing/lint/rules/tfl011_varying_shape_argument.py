@@ -1,5 +1,6 @@
 """TFL011: an array whose shape changes every iteration, passed to a tf.function or to a
-Keras model's predict or train_on_batch: one trace per shape."""
+Keras model's predict or train_on_batch: one trace per shape for a tf.function; for a
+Keras step (traced with reduce_retracing=True) one more trace, with the dimension None."""
 
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ _SAME_SHAPE = frozenset(
         "numpy.float32",
     }
 )
+# Keras (3 and tf-keras) traces its steps with reduce_retracing=True.
+_KERAS_COST = (
+    "Keras traces its step with reduce_retracing=True, so the second shape traces it "
+    "once more with that dimension None, and later shapes of the same rank reuse that trace"
+)
 _KERAS_STEPS = frozenset({"predict", "predict_on_batch", "train_on_batch", "test_on_batch"})
 
 
@@ -61,7 +67,7 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
                 yield (
                     argument,
                     f"an array whose shape follows `{name}` is passed to {target}: "
-                    "one trace per shape",
+                    + (_KERAS_COST if target.startswith("model.") else "one trace per shape"),
                 )
 
 
