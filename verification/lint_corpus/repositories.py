@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
-import tarfile
-import tempfile
 from pathlib import Path
 
 
@@ -160,22 +158,28 @@ REVIEWS: dict[tuple, tuple[bool, str]] = {
 
 def export(mirror: Path, destination: Path) -> None:
     """Write each repository's ``.py`` and ``.ipynb`` files at its commit into
-    ``destination/<owner+name>/``, from git mirrors at ``mirror/<owner+name>/repo``."""
+    ``destination/<owner+name>/``, from git mirrors at ``mirror/<owner+name>/repo``.
+
+    Blobs are read one by one (``git cat-file``), not through ``git archive``: a snapshot
+    may lack its largest files, and archive failed on a missing image beside a wanted file.
+    """
     for repository in REPOSITORIES:
         git = ["git", "-C", str(mirror / repository.folder / "repo")]
-        names = subprocess.run(
-            [*git, "ls-tree", "-r", "--name-only", repository.commit],
+        listing = subprocess.run(
+            [*git, "ls-tree", "-r", "-z", repository.commit],
             capture_output=True,
-            text=True,
             check=True,
-        ).stdout.split("\n")
-        wanted = [n for n in names if n.endswith((".py", ".ipynb"))]
+        ).stdout.split(b"\0")
         target = destination / repository.folder
-        target.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile() as archive:
-            subprocess.run(
-                [*git, "archive", repository.commit, *wanted], stdout=archive, check=True
-            )
-            archive.seek(0)
-            with tarfile.open(fileobj=archive) as tar:
-                tar.extractall(target, filter="data")
+        for entry in filter(None, listing):
+            info, name = entry.split(b"\t", 1)
+            _, kind, blob = info.split()
+            path = name.decode("utf-8", "surrogateescape")
+            if kind != b"blob" or not path.endswith((".py", ".ipynb")):
+                continue
+            content = subprocess.run(
+                [*git, "cat-file", "blob", blob.decode()], capture_output=True, check=True
+            ).stdout
+            out = target / path
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(content)
