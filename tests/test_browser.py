@@ -464,6 +464,7 @@ NAVIGATION_CLOSURE = """async (start) => {
 }"""
 
 
+@pytest.mark.slow  # seconds long: run first in its group (tests/conftest.py)
 def test_navigation_reaches_every_page(visit):
     """Every written page is reachable from the navigation. The results pages the build
     generates (benchmarks.results_pages) are outside it by design: a reader reaches them
@@ -475,6 +476,7 @@ def test_navigation_reaches_every_page(visit):
     assert seen >= written, f"not reachable from the navigation: {written - seen}"
 
 
+@pytest.mark.slow  # seconds long: run first in its group (tests/conftest.py)
 def test_search_finds_input_signature_and_lands_on_the_section(visit):
     visit.open("/")
     visit.page.locator("input.md-search__input").click()
@@ -763,6 +765,7 @@ def test_every_page_of_a_template_is_a_page_of_the_per_page_checks():
     assert "/versions/" not in ONE_TEMPLATE["version setups"]  # the index is no setup page
 
 
+@pytest.mark.slow  # seconds long: run first in its group (tests/conftest.py)
 @pytest.mark.parametrize("template", list(ONE_TEMPLATE))
 def test_the_longest_page_of_each_template_in_the_browser(
     template, built_site, reading_tab, subtests
@@ -810,6 +813,7 @@ def check_page_in_the_browser(path: str, tab: PageVisit, subtests) -> None:
         assert not tab.errors, f"{path}: " + "\n".join(tab.errors)
 
 
+@pytest.mark.slow  # seconds long: run first in its group (tests/conftest.py)
 @pytest.mark.parametrize("path", ["/", "/guide/retracing-warning/"])
 def test_home_and_warning_page_link_to_diagnosing(path, visit):
     visit.open(path)
@@ -863,6 +867,7 @@ def first_result(page: Page, query: str, expected: str) -> str | None:
     return urlparse(results.first.get_attribute("href")).path
 
 
+@pytest.mark.slow  # seconds long: run first in its group (tests/conftest.py)
 def test_search_puts_the_answering_page_first_for_symptom_queries(visit, built_site):
     queries = search_queries()
     assert len(queries) >= MIN_SEARCH_QUERIES
