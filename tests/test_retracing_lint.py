@@ -52,6 +52,46 @@ def test_rule_stays_silent_where_it_is_fixed(code, source):
     assert rules_found(source) == []
 
 
+# An object made in the same loop iteration as the tf.function it is passed to (gato-hep,
+# the second blind corpus's two TFL010 findings off its marks): the new function traces
+# once anyway, which TFL001 reports; the object adds no trace to it.
+OBJECT_MADE_WITH_THE_FUNCTION = """
+for nbins in (5, 10):
+    optimizer = keras.optimizers.RMSprop(0.01)
+    @tf.function
+    def train_step(opt, x):
+        return x * 2
+    for epoch in range(3):
+        train_step(optimizer, tf.ones([2]))
+"""
+# Run with each function's count kept (a line the linter reads as a deliberate count).
+COUNTED = "    traces.append(train_step.experimental_get_tracing_count())\n"
+
+
+def test_an_object_made_with_the_function_is_left_to_tfl001():
+    assert rules_found(OBJECT_MADE_WITH_THE_FUNCTION) == ["TFL001"]
+    namespace = {"traces": []}
+    exec(HEADER + OBJECT_MADE_WITH_THE_FUNCTION + COUNTED, namespace)
+    assert namespace["traces"] == [1, 1]  # one trace per function, none per optimizer
+    # The function made once, outside the loop: each new optimizer is a new trace.
+    once = """
+    @tf.function
+    def train_step(opt, x):
+        return x * 2
+    for nbins in (5, 10):
+        optimizer = keras.optimizers.RMSprop(0.01)
+        for epoch in range(3):
+            train_step(optimizer, tf.ones([2]))
+    """
+    assert rules_found(once) == ["TFL010"]
+    namespace = {}
+    exec(
+        HEADER + textwrap.dedent(once) + "traces = train_step.experimental_get_tracing_count()",
+        namespace,
+    )
+    assert namespace["traces"] == 2
+
+
 def test_a_module_without_tensorflow_or_keras_has_no_findings():
     source = "for i in range(3):\n    function(i)\n"
     assert rules_found(source, header="") == []

@@ -16,7 +16,7 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
         if traced.has_signature or not ctx.loops:
             continue
         for argument in [*call.args, *(k.value for k in call.keywords)]:
-            made = _new_object(facts, argument, ctx)
+            made = _new_object(facts, argument, ctx, traced.definition)
             if made is not None:
                 yield (
                     argument,
@@ -25,17 +25,32 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
                 )
 
 
-def _new_object(facts: ModuleFacts, argument: ast.AST, ctx: Context) -> str | None:
+def _new_object(
+    facts: ModuleFacts, argument: ast.AST, ctx: Context, definition: ast.AST | None
+) -> str | None:
     """What new object ``argument`` is on each iteration: a construction in the argument
-    itself, or a name the loop binds to one."""
+    itself, or a name the loop binds to one. Not one made in the same iteration as the
+    tf.function itself: a new function traces anew anyway (TFL001), and the object adds
+    no trace to it."""
     constructions = [argument]
     if isinstance(argument, ast.Name):
         constructions = facts.bound_in_the_same_loop(argument.id, ctx)
     for value in constructions:
-        made = _constructed_object(facts, value, facts.contexts.get(id(value), ctx))
+        value_ctx = facts.contexts.get(id(value), ctx)
+        if _made_with_the_function(facts, value_ctx, definition):
+            continue
+        made = _constructed_object(facts, value, value_ctx)
         if made is not None:
             return made
     return None
+
+
+def _made_with_the_function(facts: ModuleFacts, ctx: Context, definition) -> bool:
+    """Whether the loop iteration that makes the object also makes the tf.function."""
+    if definition is None or not ctx.loops:
+        return False
+    defined = facts.contexts.get(id(definition))
+    return defined is not None and defined.scope is ctx.scope and ctx.loops[-1] in defined.loops
 
 
 def _constructed_object(facts: ModuleFacts, node: ast.AST, ctx: Context) -> str | None:
