@@ -31,7 +31,6 @@ RULE_FAMILIES = [f"TFL{n:03d}" for n in range(1, 12)]
 # The second and third blind corpora (issue 52) are split in two: the linter may be tuned on
 # the "tune" half; the "sealed" half is scored once, at the end, and that first score is kept.
 SPLIT_CORPORA = (2, 3)
-MARKS_SPLIT = HERE / "blind2_marks.json"
 HALVES = ("tune", "sealed")
 
 
