@@ -666,11 +666,9 @@ for s in ["\\x1b[31mred", "abc\\u202edef", "lone\\ud800", "x" * 200_000]:
 def test_hostile_values_are_escaped_and_cut_in_every_report(tmp_path, python):
     (tmp_path / "script.py").write_text(HOSTILE_VALUES)
     args = ["-m", "tf_retracing.explain", "--json", "r.json", "--html", "r.html", "script.py"]
-    done = subprocess.run(
-        [sys.executable, *args], cwd=tmp_path, capture_output=True, env=RUN_ENV, timeout=300
-    )
+    done = python.run(args, tmp_path)  # its stderr read as UTF-8: a lone surrogate would fail
     assert done.returncode == 0
-    stderr = done.stderr.decode("utf-8")  # a lone surrogate would not decode
+    stderr = done.stderr
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     texts = {"stderr": stderr, "html": html, "json": json.dumps(report, ensure_ascii=False)}
