@@ -1172,3 +1172,58 @@ def test_a_test_suite_that_makes_one_function_per_listed_case_gets_no_tfl001():
     assert rules_found(suite, header="") == []
     over_data = suite.replace("for dtype in DTYPES:", "for dtype in dataset:")
     assert rules_found(over_data, header="") == ["TFL001"]
+
+
+AGENTS_ON_BRANCHES = """
+class Player:
+    def __init__(self, actions):
+        self.policy = keras.Sequential([keras.layers.Dense(actions)])
+
+    def choose(self, board):
+        return int(np.argmax(self.policy.predict(board[None], verbose=0)))
+
+    def study(self, boards, targets):
+        pass
+
+
+class Student(Player):
+    def study(self, boards, targets):
+        self.policy.fit(boards, targets, verbose=0)
+
+
+player = Student(4) if learning else Player(4)
+for turn in range(200):
+    board = game.play(player.choose(board))
+"""
+
+
+def test_a_method_shared_by_the_classes_a_name_is_bound_to_is_followed():
+    """``player`` is an instance of one of two classes of the file (chosen at run time);
+    both run the same ``choose``, which predicts: the loop's call is followed into it."""
+    findings = lint_source(HEADER + textwrap.dedent(AGENTS_ON_BRANCHES))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 24)]
+    assert "reached through Player.choose -> self.policy.predict" in findings[0].message
+    # the same with if/else statements instead of a conditional expression
+    statements = AGENTS_ON_BRANCHES.replace(
+        "player = Student(4) if learning else Player(4)\n",
+        "if learning:\n    player = Student(4)\nelse:\n    player = Player(4)\n",
+    )
+    assert rules_found(statements) == ["TFL004"]
+
+
+def test_a_shared_method_is_left_alone_when_one_class_fits_in_the_same_loop():
+    """Near miss: the loop also calls ``study``, which one of the classes makes a fit of
+    the same model; as for one class, a new predict function is then expected."""
+    studying = AGENTS_ON_BRANCHES.replace(
+        "    board = game.play(player.choose(board))\n",
+        "    board = game.play(player.choose(board))\n    player.study(board, score)\n",
+    )
+    assert rules_found(studying) == []
+    # classes whose ``choose`` differ: which one runs is not known, nothing is followed
+    own_choice = AGENTS_ON_BRANCHES.replace(
+        "        self.policy.fit(boards, targets, verbose=0)\n",
+        "        self.policy.fit(boards, targets, verbose=0)\n\n"
+        "    def choose(self, board):\n        return 0\n",
+    )
+    assert own_choice != AGENTS_ON_BRANCHES
+    assert rules_found(own_choice) == []

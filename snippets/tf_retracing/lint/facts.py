@@ -505,7 +505,52 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             cls = self.instance_class(func.value, ctx)
             if cls is not None:
                 return self.method(cls, func.attr)
+            return self._shared_method(func.value, func.attr, ctx)
         return None
+
+    def called_functions(self, call: ast.Call, ctx: Context) -> list[ast.AST]:
+        """Every function of this file the call may run: ``called_function``'s, or for a
+        name bound to instances of several of the file's classes, each class's method."""
+        found = self.called_function(call, ctx)
+        if found is not None:
+            return [found]
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return []
+        if func.value.id in {"self", "cls"}:
+            return []
+        classes = self.about_name("instances of", func.value.id, ctx, self._classes_of_values)
+        methods = {id(m): m for cls in classes for m in [self.method(cls, func.attr)] if m}
+        return list(methods.values())
+
+    def _shared_method(self, receiver: ast.AST, name: str, ctx: Context) -> ast.AST | None:
+        """``agent = DDQNAgent(...)`` on one branch, ``agent = DQNAgent(...)`` on the other:
+        a name bound only to instances of several of the file's classes, whose method of
+        that name is the same one for all (a base class's, inherited)."""
+        if not isinstance(receiver, ast.Name) or receiver.id in {"self", "cls"}:
+            return None
+        classes = self.about_name("instances of", receiver.id, ctx, self._classes_of_values)
+        methods = {id(m): m for cls in classes for m in [self.method(cls, name)]}
+        if len(classes) < 2 or len(methods) != 1:
+            return None
+        return next(iter(methods.values()))
+
+    def _classes_of_values(self, values: list[ast.AST]) -> list[ast.ClassDef]:
+        """The file's classes, when every value is a call of one of them (else none)."""
+        found: dict[int, ast.ClassDef] = {}
+        pending = list(values)
+        while pending:
+            value = pending.pop()
+            if isinstance(value, ast.IfExp):  # ``A() if greedy else B()``
+                pending += [value.body, value.orelse]
+                continue
+            if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+                return []
+            cls = self.unique_class(value.func.id)
+            if cls is None:
+                return []
+            found[id(cls)] = cls
+        return list(found.values())
 
     def _repeated_functions(
         self, count_sweeps: bool = True, configurations: bool = False
