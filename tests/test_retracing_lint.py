@@ -1227,3 +1227,93 @@ def test_a_shared_method_is_left_alone_when_one_class_fits_in_the_same_loop():
     )
     assert own_choice != AGENTS_ON_BRANCHES
     assert rules_found(own_choice) == []
+
+
+PASSED_MODELS = """
+def write_poem(net, first_word, words):
+    poem = [first_word]
+    for _ in range(words):
+        scores = net.predict(np.array([encode(poem)]), verbose=0)
+        poem.append(decode(scores))
+    return poem
+
+
+def draw_grid(pair, codes):
+    squeeze, expand = pair
+    return [expand.predict(code[None], verbose=0) for code in codes]
+
+
+def fit_and_show(generator, critic, rounds):
+    for _ in range(rounds):
+        fakes = generator.predict(np.ones([4, 2]), verbose=0)
+        critic.train_on_batch(fakes, np.zeros([4, 1]))
+
+
+poet = keras.models.load_model("poet.keras")
+write_poem(poet, "rain", 12)
+squeeze = keras.Sequential([keras.layers.Dense(2)])
+expand = keras.Sequential([keras.layers.Dense(8)])
+pair = (squeeze, expand)
+draw_grid(pair, grid)
+fit_and_show(expand, squeeze, 50)
+"""
+
+
+def test_a_parameter_every_call_of_the_file_passes_a_model_is_one():
+    """``net`` is named like nothing, but every call of ``write_poem`` in the file passes
+    a model Keras loads; ``expand`` is unpacked from a parameter that every call fills
+    with a tuple of built models. The model a loop trains (``critic``) stays alone."""
+    findings = lint_source(HEADER + textwrap.dedent(PASSED_MODELS))
+    assert [(f.rule, f.line) for f in findings] == [
+        ("TFL004", 9),
+        ("TFL004", 16),
+        ("TFL004", 21),
+    ]
+
+
+def test_a_parameter_is_not_a_model_when_a_call_passes_something_else():
+    """Near misses: one call passes an object of another library (or an imported
+    constructor's, never used as a model), the function is also handed on (callers not
+    all seen), or the argument is left to a default: nothing is guessed."""
+    other = PASSED_MODELS.replace(
+        'write_poem(poet, "rain", 12)\n',
+        'write_poem(poet, "rain", 12)\nwrite_poem(MarkovChain(), "sun", 12)\n',
+    )
+    assert [f.line for f in lint_source(HEADER + "from chains import MarkovChain\n" + other)] == [
+        17,
+        22,
+    ]
+    handed_on = PASSED_MODELS.replace(
+        'write_poem(poet, "rain", 12)\n', 'write_poem(poet, "rain", 12)\nqueue.put(write_poem)\n'
+    )
+    assert [f.line for f in lint_source(HEADER + textwrap.dedent(handed_on))] == [16, 21]
+    unpacked_other = PASSED_MODELS.replace("pair = (squeeze, expand)\n", "pair = load_pair()\n")
+    assert [f.line for f in lint_source(HEADER + textwrap.dedent(unpacked_other))] == [9, 21]
+    from_sklearn = (
+        "import keras\nimport numpy as np\nfrom sklearn.cluster import KMeans\n\n"
+        "def label_all(clusterer, rows):\n"
+        "    for row in rows:\n"
+        "        clusterer.predict(row)\n\n"
+        "label_all(KMeans(3), rows)\n"
+    )
+    assert lint_source(from_sklearn) == []
+
+
+def test_a_growing_slice_to_a_model_passed_in_is_tfl011():
+    """TFL011 on a model a function of the file is handed: a slice that grows with the
+    loop is a new shape per step; a window of one size (the near miss) is not."""
+    source = """
+    def extend(net, seq, steps):
+        for i in range(steps):
+            net.predict(seq[:, : i + 1], verbose=0)
+            net.predict(seq[:, i : i + 4], verbose=0)
+
+
+    extend(keras.models.load_model("m.keras"), np.ones([1, 64, 3]), 60)
+    """
+    findings = lint_source(HEADER + textwrap.dedent(source))
+    assert sorted((f.line, f.rule) for f in findings) == [
+        (8, "TFL004"),
+        (8, "TFL011"),
+        (9, "TFL004"),
+    ]
