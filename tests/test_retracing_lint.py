@@ -1317,3 +1317,40 @@ def test_a_growing_slice_to_a_model_passed_in_is_tfl011():
         (8, "TFL011"),
         (9, "TFL004"),
     ]
+
+
+AGENT_PASSED = """
+class Player:
+    def __init__(self):
+        self.policy = keras.models.load_model("policy.keras")
+
+    def choose(self, board):
+        return int(np.argmax(self.policy.predict(board[None], verbose=0)))
+
+
+def play(player, game, turns):
+    board = game.reset()
+    for _ in range(turns):
+        board = game.play(player.choose(board))
+
+
+champion = Player()
+play(champion, game, 100)
+play(Player(), game, 10)
+"""
+
+
+def test_an_instance_of_the_files_class_passed_as_a_parameter_is_followed():
+    """``player`` is a parameter that every call of ``play`` fills with a ``Player``: the
+    loop's ``player.choose`` is followed into the method, which predicts."""
+    findings = lint_source(HEADER + textwrap.dedent(AGENT_PASSED))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 17)]
+    assert "reached through Player.choose -> self.policy.predict" in findings[0].message
+
+
+def test_a_parameter_one_call_fills_with_another_object_is_not_followed():
+    """Near miss: one call passes an imported player, whose ``choose`` is not seen."""
+    other = AGENT_PASSED.replace(
+        "play(Player(), game, 10)\n", "play(Player(), game, 10)\nplay(RandomPlayer(), game, 5)\n"
+    )
+    assert rules_found("from bots import RandomPlayer\n" + other) == []

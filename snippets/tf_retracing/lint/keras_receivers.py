@@ -8,7 +8,6 @@ import re
 
 from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.syntax import FUNCTION
 
 PREDICT_METHODS = frozenset({"predict", "predict_on_batch"})
 # What a model built anew is used for, each use tracing its own function.
@@ -303,107 +302,7 @@ def _passed_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
         return False
     guard.add(key)
     try:
-        passed = _arguments_for(facts, receiver.id, scope)
+        passed = facts.passed_arguments(receiver.id, scope)
         return bool(passed) and all(is_keras_model(facts, arg, arg_ctx) for arg, arg_ctx in passed)
     finally:
         guard.discard(key)
-
-
-def _arguments_for(facts: ModuleFacts, name: str, scope) -> list[tuple[ast.AST, Context]]:
-    """What the file's calls of the function pass to its parameter ``name``, or to the
-    parameter that ``name`` is unpacked from (each call's part at that position); nothing
-    when any call's is unknown."""
-    function = scope.function
-    values = scope.bindings.get(name, [])
-    if not isinstance(function, FUNCTION) or len(values) != 1:
-        return []
-    value = values[0]
-    if value is function.args:
-        return _call_arguments(facts, function, name)
-    assign = facts.parent(value)
-    if not (
-        isinstance(value, ast.Tuple | ast.List)
-        and isinstance(assign, ast.Assign)
-        and isinstance(assign.value, ast.Name)
-        and scope.bindings.get(assign.value.id) == [function.args]
-    ):
-        return []
-    elements = value.elts
-    position = next(
-        (i for i, e in enumerate(elements) if isinstance(e, ast.Name) and e.id == name), None
-    )
-    if position is None or not all(isinstance(e, ast.Name) for e in elements):
-        return []
-    parts = []
-    for argument, argument_ctx in _call_arguments(facts, function, assign.value.id):
-        if isinstance(argument, ast.Tuple | ast.List):
-            packed = [argument]
-        elif isinstance(argument, ast.Name):  # ``models = (encoder, decoder)``
-            packed = facts.values_of(argument.id, argument_ctx)
-        else:
-            return []
-        for value in packed or [None]:
-            if not (
-                isinstance(value, ast.Tuple | ast.List)
-                and len(value.elts) == len(elements)
-                and not any(isinstance(e, ast.Starred) for e in value.elts)
-            ):
-                return []
-            part = value.elts[position]
-            parts.append((part, facts.contexts.get(id(part), argument_ctx)))
-    return parts
-
-
-def _call_arguments(facts: ModuleFacts, function: ast.AST, name: str):
-    """The argument each call of ``function`` in the file gives its parameter ``name``:
-    nothing when there is no call, when one passes it through ``*args`` or ``**kwargs``
-    or leaves it to its default, or when the function is also used other than called."""
-    calls, referenced = facts.derived(_calls_of_functions)
-    if id(function) in referenced:
-        return []
-    arguments = function.args
-    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
-    method = facts.scope_of(function).class_ is not None and not any(
-        getattr(d, "id", None) == "staticmethod" for d in function.decorator_list
-    )
-    found = []
-    for call, call_ctx in calls.get(id(function), []):
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(
-            k.arg is None for k in call.keywords
-        ):
-            return []
-        keyword = next((k.value for k in call.keywords if k.arg == name), None)
-        if keyword is not None:
-            found.append((keyword, call_ctx))
-            continue
-        if name not in positional:
-            return []
-        position = positional.index(name) - (1 if method else 0)
-        if not 0 <= position < len(call.args):
-            return []
-        found.append((call.args[position], call_ctx))
-    return found
-
-
-def _calls_of_functions(facts: ModuleFacts) -> tuple[dict[int, list], set[int]]:
-    """The file's calls of each of its functions and methods, and the functions whose
-    name is also read other than as a call (passed on, stored: callers not all seen).
-    (Once per module: ``facts.derived``.)"""
-    calls: dict[int, list] = {}
-    called_names = set()
-    for call, call_ctx in facts.calls:
-        target = facts.called_function(call, call_ctx)
-        if target is not None:
-            calls.setdefault(id(target), []).append((call, call_ctx))
-        called_names.add(id(call.func))
-    referenced = set()
-    for node in ast.walk(facts.tree):
-        if (
-            isinstance(node, ast.Name | ast.Attribute)
-            and isinstance(node.ctx, ast.Load)
-            and id(node) not in called_names
-        ):
-            name = node.id if isinstance(node, ast.Name) else node.attr
-            for definition in facts.definitions.get(name, []):
-                referenced.add(id(definition))
-    return calls, referenced
