@@ -1354,3 +1354,28 @@ def test_a_parameter_one_call_fills_with_another_object_is_not_followed():
         "play(Player(), game, 10)\n", "play(Player(), game, 10)\nplay(RandomPlayer(), game, 5)\n"
     )
     assert rules_found("from bots import RandomPlayer\n" + other) == []
+
+
+def test_an_instance_a_function_of_the_file_makes_is_followed():
+    """``player, rounds = setup(...)``: a function of the file whose every return gives,
+    at that position, an instance of the file's classes; the loop's call is followed."""
+    made = AGENT_PASSED.split("def play")[0] + textwrap.dedent(
+        """
+        def setup(greedy):
+            if greedy:
+                player = Player()
+            else:
+                player = Player()
+            return player, 10
+
+
+        player, rounds = setup(True)
+        for board in boards:
+            player.choose(board)
+        """
+    )
+    findings = lint_source(HEADER + textwrap.dedent(made))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 25)]
+    # near miss: one return gives an object of another library
+    other = made.replace("return player, 10", "return (player if greedy else Bot()), 10")
+    assert rules_found("from bots import Bot\n" + other) == []

@@ -462,7 +462,10 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         for argument, argument_ctx in passed:
             if isinstance(argument, ast.Name) and argument.id not in {"self", "cls"}:
                 classes = self.about_name(
-                    "instances of", argument.id, argument_ctx, self._classes_of_values
+                    "instances of",
+                    argument.id,
+                    argument_ctx,
+                    lambda v, n=argument.id: self._classes_of_values(v, n),
                 )
             else:
                 classes = self._classes_of_values([argument])
@@ -543,7 +546,9 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             return []
         if func.value.id in {"self", "cls"}:
             return []
-        classes = self.about_name("instances of", func.value.id, ctx, self._classes_of_values)
+        classes = self.about_name(
+            "instances of", func.value.id, ctx, lambda v: self._classes_of_values(v, func.value.id)
+        )
         classes = classes or self._parameter_classes(func.value.id, ctx)
         methods = {id(m): m for cls in classes for m in [self.method(cls, func.attr)] if m}
         return list(methods.values())
@@ -554,15 +559,21 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         that name is the same one for all (a base class's, inherited)."""
         if not isinstance(receiver, ast.Name) or receiver.id in {"self", "cls"}:
             return None
-        classes = self.about_name("instances of", receiver.id, ctx, self._classes_of_values)
+        classes = self.about_name(
+            "instances of", receiver.id, ctx, lambda v: self._classes_of_values(v, receiver.id)
+        )
         classes = classes or self._parameter_classes(receiver.id, ctx)
         methods = {id(m): m for cls in classes for m in [self.method(cls, name)]}
-        if len(classes) < 2 or len(methods) != 1:
+        if not classes or len(methods) != 1:
             return None
         return next(iter(methods.values()))
 
-    def _classes_of_values(self, values: list[ast.AST]) -> list[ast.ClassDef]:
-        """The file's classes, when every value is a call of one of them (else none)."""
+    def _classes_of_values(
+        self, values: list[ast.AST], name: str | None = None, made: bool = True
+    ) -> list[ast.ClassDef]:
+        """The file's classes, when every value is a call of one of them (else none); with
+        ``made``, also what a function of the file that makes them returns
+        (``agent, train = setup_agent(env)``)."""
         found: dict[int, ast.ClassDef] = {}
         pending = list(values)
         while pending:
@@ -570,12 +581,52 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             if isinstance(value, ast.IfExp):  # ``A() if greedy else B()``
                 pending += [value.body, value.orelse]
                 continue
+            classes = self._made_classes(value, name) if made else []
+            if classes:
+                found.update((id(cls), cls) for cls in classes)
+                continue
             if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
                 return []
             cls = self.unique_class(value.func.id)
             if cls is None:
                 return []
             found[id(cls)] = cls
+        return list(found.values())
+
+    def _made_classes(self, value: ast.AST, name: str | None) -> list[ast.ClassDef]:
+        """``setup_agent(env)`` (or ``agent, train = setup_agent(env)``, the part at the
+        name's position): a function of the file whose every return gives an instance of
+        the file's classes there, bound in its body."""
+        position = None
+        assign = self.parent(value)
+        if isinstance(value, ast.Tuple) and isinstance(assign, ast.Assign):
+            names = [getattr(e, "id", None) for e in value.elts]
+            if name is None or None in names or names.count(name) != 1:
+                return []
+            value, position = assign.value, names.index(name)
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            return []
+        function = self.unique_definition(value.func.id)
+        if function is None or id(function) not in self.scopes:
+            return []
+        scope = self.scope_of(function)
+        return self._returned_classes(scope, scope.returns, position)
+
+    def _returned_classes(self, scope: Scope, returns: list, index: int | None):
+        found: dict[int, ast.ClassDef] = {}
+        for returned in returns:
+            if index is not None:
+                if not (isinstance(returned, ast.Tuple) and index < len(returned.elts)):
+                    return []
+                returned = returned.elts[index]
+            if isinstance(returned, ast.Name):
+                bound = scope.bindings.get(returned.id, [])
+            else:
+                bound = [returned]
+            classes = self._classes_of_values(bound, made=False)
+            if not classes:
+                return []
+            found.update((id(cls), cls) for cls in classes)
         return list(found.values())
 
     def _repeated_functions(
