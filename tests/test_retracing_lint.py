@@ -1379,3 +1379,36 @@ def test_an_instance_a_function_of_the_file_makes_is_followed():
     # near miss: one return gives an object of another library
     other = made.replace("return player, 10", "return (player if greedy else Bot()), 10")
     assert rules_found("from bots import Bot\n" + other) == []
+
+
+def test_a_helper_with_its_own_loop_called_in_a_loop_is_found_at_its_predict():
+    """``sample_line`` predicts once per character in its own loop and the script calls
+    it in a loop: one finding, on the helper's predict (the loop nearest to it), whether
+    the model is a global of the file or handed to the helper. Near miss: the helper's
+    own loop fits the model it predicts with."""
+    helper = """
+    def sample_line(net, seed):
+        line = seed
+        while not line.endswith("\\n"):
+            line += decode(net.predict(encode(line)[None], verbose=0))
+        return line
+
+
+    writer = keras.models.load_model("lines.keras")
+    for _ in range(20):
+        print(sample_line(writer, "a"))
+    """
+    findings = lint_source(HEADER + textwrap.dedent(helper))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 9)]
+    as_global = (
+        helper.replace("(net, seed)", "(seed)")
+        .replace("(writer, ", "(")
+        .replace("net.predict", "writer.predict")
+    )
+    assert [f.line for f in lint_source(HEADER + textwrap.dedent(as_global))] == [9]
+    fitted = helper.replace(
+        "            line += decode(",
+        "            net.fit(encode(line)[None], target, verbose=0)\n            line += decode(",
+    )
+    assert fitted != helper
+    assert rules_found(fitted) == []
