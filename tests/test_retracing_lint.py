@@ -1172,3 +1172,243 @@ def test_a_test_suite_that_makes_one_function_per_listed_case_gets_no_tfl001():
     assert rules_found(suite, header="") == []
     over_data = suite.replace("for dtype in DTYPES:", "for dtype in dataset:")
     assert rules_found(over_data, header="") == ["TFL001"]
+
+
+AGENTS_ON_BRANCHES = """
+class Player:
+    def __init__(self, actions):
+        self.policy = keras.Sequential([keras.layers.Dense(actions)])
+
+    def choose(self, board):
+        return int(np.argmax(self.policy.predict(board[None], verbose=0)))
+
+    def study(self, boards, targets):
+        pass
+
+
+class Student(Player):
+    def study(self, boards, targets):
+        self.policy.fit(boards, targets, verbose=0)
+
+
+player = Student(4) if learning else Player(4)
+for turn in range(200):
+    board = game.play(player.choose(board))
+"""
+
+
+def test_a_method_shared_by_the_classes_a_name_is_bound_to_is_followed():
+    """``player`` is an instance of one of two classes of the file (chosen at run time);
+    both run the same ``choose``, which predicts: the loop's call is followed into it."""
+    findings = lint_source(HEADER + textwrap.dedent(AGENTS_ON_BRANCHES))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 24)]
+    assert "reached through Player.choose -> self.policy.predict" in findings[0].message
+    # the same with if/else statements instead of a conditional expression
+    statements = AGENTS_ON_BRANCHES.replace(
+        "player = Student(4) if learning else Player(4)\n",
+        "if learning:\n    player = Student(4)\nelse:\n    player = Player(4)\n",
+    )
+    assert rules_found(statements) == ["TFL004"]
+
+
+def test_a_shared_method_is_left_alone_when_one_class_fits_in_the_same_loop():
+    """Near miss: the loop also calls ``study``, which one of the classes makes a fit of
+    the same model; as for one class, a new predict function is then expected."""
+    studying = AGENTS_ON_BRANCHES.replace(
+        "    board = game.play(player.choose(board))\n",
+        "    board = game.play(player.choose(board))\n    player.study(board, score)\n",
+    )
+    assert rules_found(studying) == []
+    # classes whose ``choose`` differ: which one runs is not known, nothing is followed
+    own_choice = AGENTS_ON_BRANCHES.replace(
+        "        self.policy.fit(boards, targets, verbose=0)\n",
+        "        self.policy.fit(boards, targets, verbose=0)\n\n"
+        "    def choose(self, board):\n        return 0\n",
+    )
+    assert own_choice != AGENTS_ON_BRANCHES
+    assert rules_found(own_choice) == []
+
+
+PASSED_MODELS = """
+def write_poem(net, first_word, words):
+    poem = [first_word]
+    for _ in range(words):
+        scores = net.predict(np.array([encode(poem)]), verbose=0)
+        poem.append(decode(scores))
+    return poem
+
+
+def draw_grid(pair, codes):
+    squeeze, expand = pair
+    return [expand.predict(code[None], verbose=0) for code in codes]
+
+
+def fit_and_show(generator, critic, rounds):
+    for _ in range(rounds):
+        fakes = generator.predict(np.ones([4, 2]), verbose=0)
+        critic.train_on_batch(fakes, np.zeros([4, 1]))
+
+
+poet = keras.models.load_model("poet.keras")
+write_poem(poet, "rain", 12)
+squeeze = keras.Sequential([keras.layers.Dense(2)])
+expand = keras.Sequential([keras.layers.Dense(8)])
+pair = (squeeze, expand)
+draw_grid(pair, grid)
+fit_and_show(expand, squeeze, 50)
+"""
+
+
+def test_a_parameter_every_call_of_the_file_passes_a_model_is_one():
+    """``net`` is named like nothing, but every call of ``write_poem`` in the file passes
+    a model Keras loads; ``expand`` is unpacked from a parameter that every call fills
+    with a tuple of built models. The model a loop trains (``critic``) stays alone."""
+    findings = lint_source(HEADER + textwrap.dedent(PASSED_MODELS))
+    assert [(f.rule, f.line) for f in findings] == [
+        ("TFL004", 9),
+        ("TFL004", 16),
+        ("TFL004", 21),
+    ]
+
+
+def test_a_parameter_is_not_a_model_when_a_call_passes_something_else():
+    """Near misses: one call passes an object of another library (or an imported
+    constructor's, never used as a model), the function is also handed on (callers not
+    all seen), or the argument is left to a default: nothing is guessed."""
+    other = PASSED_MODELS.replace(
+        'write_poem(poet, "rain", 12)\n',
+        'write_poem(poet, "rain", 12)\nwrite_poem(MarkovChain(), "sun", 12)\n',
+    )
+    assert [f.line for f in lint_source(HEADER + "from chains import MarkovChain\n" + other)] == [
+        17,
+        22,
+    ]
+    handed_on = PASSED_MODELS.replace(
+        'write_poem(poet, "rain", 12)\n', 'write_poem(poet, "rain", 12)\nqueue.put(write_poem)\n'
+    )
+    assert [f.line for f in lint_source(HEADER + textwrap.dedent(handed_on))] == [16, 21]
+    unpacked_other = PASSED_MODELS.replace("pair = (squeeze, expand)\n", "pair = load_pair()\n")
+    assert [f.line for f in lint_source(HEADER + textwrap.dedent(unpacked_other))] == [9, 21]
+    from_sklearn = (
+        "import keras\nimport numpy as np\nfrom sklearn.cluster import KMeans\n\n"
+        "def label_all(clusterer, rows):\n"
+        "    for row in rows:\n"
+        "        clusterer.predict(row)\n\n"
+        "label_all(KMeans(3), rows)\n"
+    )
+    assert lint_source(from_sklearn) == []
+
+
+def test_a_growing_slice_to_a_model_passed_in_is_tfl011():
+    """TFL011 on a model a function of the file is handed: a slice that grows with the
+    loop is a new shape per step; a window of one size (the near miss) is not."""
+    source = """
+    def extend(net, seq, steps):
+        for i in range(steps):
+            net.predict(seq[:, : i + 1], verbose=0)
+            net.predict(seq[:, i : i + 4], verbose=0)
+
+
+    extend(keras.models.load_model("m.keras"), np.ones([1, 64, 3]), 60)
+    """
+    findings = lint_source(HEADER + textwrap.dedent(source))
+    assert sorted((f.line, f.rule) for f in findings) == [
+        (8, "TFL004"),
+        (8, "TFL011"),
+        (9, "TFL004"),
+    ]
+
+
+AGENT_PASSED = """
+class Player:
+    def __init__(self):
+        self.policy = keras.models.load_model("policy.keras")
+
+    def choose(self, board):
+        return int(np.argmax(self.policy.predict(board[None], verbose=0)))
+
+
+def play(player, game, turns):
+    board = game.reset()
+    for _ in range(turns):
+        board = game.play(player.choose(board))
+
+
+champion = Player()
+play(champion, game, 100)
+play(Player(), game, 10)
+"""
+
+
+def test_an_instance_of_the_files_class_passed_as_a_parameter_is_followed():
+    """``player`` is a parameter that every call of ``play`` fills with a ``Player``: the
+    loop's ``player.choose`` is followed into the method, which predicts."""
+    findings = lint_source(HEADER + textwrap.dedent(AGENT_PASSED))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 17)]
+    assert "reached through Player.choose -> self.policy.predict" in findings[0].message
+
+
+def test_a_parameter_one_call_fills_with_another_object_is_not_followed():
+    """Near miss: one call passes an imported player, whose ``choose`` is not seen."""
+    other = AGENT_PASSED.replace(
+        "play(Player(), game, 10)\n", "play(Player(), game, 10)\nplay(RandomPlayer(), game, 5)\n"
+    )
+    assert rules_found("from bots import RandomPlayer\n" + other) == []
+
+
+def test_an_instance_a_function_of_the_file_makes_is_followed():
+    """``player, rounds = setup(...)``: a function of the file whose every return gives,
+    at that position, an instance of the file's classes; the loop's call is followed."""
+    made = AGENT_PASSED.split("def play")[0] + textwrap.dedent(
+        """
+        def setup(greedy):
+            if greedy:
+                player = Player()
+            else:
+                player = Player()
+            return player, 10
+
+
+        player, rounds = setup(True)
+        for board in boards:
+            player.choose(board)
+        """
+    )
+    findings = lint_source(HEADER + textwrap.dedent(made))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 25)]
+    # near miss: one return gives an object of another library
+    other = made.replace("return player, 10", "return (player if greedy else Bot()), 10")
+    assert rules_found("from bots import Bot\n" + other) == []
+
+
+def test_a_helper_with_its_own_loop_called_in_a_loop_is_found_at_its_predict():
+    """``sample_line`` predicts once per character in its own loop and the script calls
+    it in a loop: one finding, on the helper's predict (the loop nearest to it), whether
+    the model is a global of the file or handed to the helper. Near miss: the helper's
+    own loop fits the model it predicts with."""
+    helper = """
+    def sample_line(net, seed):
+        line = seed
+        while not line.endswith("\\n"):
+            line += decode(net.predict(encode(line)[None], verbose=0))
+        return line
+
+
+    writer = keras.models.load_model("lines.keras")
+    for _ in range(20):
+        print(sample_line(writer, "a"))
+    """
+    findings = lint_source(HEADER + textwrap.dedent(helper))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 9)]
+    as_global = (
+        helper.replace("(net, seed)", "(seed)")
+        .replace("(writer, ", "(")
+        .replace("net.predict", "writer.predict")
+    )
+    assert [f.line for f in lint_source(HEADER + textwrap.dedent(as_global))] == [9]
+    fitted = helper.replace(
+        "            line += decode(",
+        "            net.fit(encode(line)[None], target, verbose=0)\n            line += decode(",
+    )
+    assert fitted != helper
+    assert rules_found(fitted) == []

@@ -445,7 +445,34 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             return self._class_of_values(values) if values else None
         if not isinstance(receiver, ast.Name):
             return None
-        return self.about_name("instance of", receiver.id, ctx, self._class_of_values)
+        found = self.about_name("instance of", receiver.id, ctx, self._class_of_values)
+        if found is None:
+            passed = self._parameter_classes(receiver.id, ctx)
+            found = passed[0] if len(passed) == 1 else None
+        return found
+
+    def _parameter_classes(self, name: str, ctx: Context) -> list[ast.ClassDef]:
+        """``def play(agent, env): ... agent.act(s)``: the file's classes whose instances
+        every call of the function in the file passes to the parameter (else none)."""
+        if self.__dict__.get("_indexing") or name in {"self", "cls"}:
+            return []
+        scope = self.binding_scope(name, ctx)
+        passed = self.passed_arguments(name, scope) if scope is not None else []
+        found: dict[int, ast.ClassDef] = {}
+        for argument, argument_ctx in passed:
+            if isinstance(argument, ast.Name) and argument.id not in {"self", "cls"}:
+                classes = self.about_name(
+                    "instances of",
+                    argument.id,
+                    argument_ctx,
+                    lambda v, n=argument.id: self._classes_of_values(v, n),
+                )
+            else:
+                classes = self._classes_of_values([argument])
+            if not classes:
+                return []
+            found.update((id(cls), cls) for cls in classes)
+        return list(found.values())
 
     def self_attribute_values(self, cls: ast.ClassDef, attribute: str) -> list[ast.AST]:
         """The values the class's methods assign to ``self.<attribute>``."""
@@ -505,7 +532,102 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
             cls = self.instance_class(func.value, ctx)
             if cls is not None:
                 return self.method(cls, func.attr)
+            return self._shared_method(func.value, func.attr, ctx)
         return None
+
+    def called_functions(self, call: ast.Call, ctx: Context) -> list[ast.AST]:
+        """Every function of this file the call may run: ``called_function``'s, or for a
+        name bound to instances of several of the file's classes, each class's method."""
+        found = self.called_function(call, ctx)
+        if found is not None:
+            return [found]
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return []
+        if func.value.id in {"self", "cls"}:
+            return []
+        classes = self.about_name(
+            "instances of", func.value.id, ctx, lambda v: self._classes_of_values(v, func.value.id)
+        )
+        classes = classes or self._parameter_classes(func.value.id, ctx)
+        methods = {id(m): m for cls in classes for m in [self.method(cls, func.attr)] if m}
+        return list(methods.values())
+
+    def _shared_method(self, receiver: ast.AST, name: str, ctx: Context) -> ast.AST | None:
+        """``agent = DDQNAgent(...)`` on one branch, ``agent = DQNAgent(...)`` on the other:
+        a name bound only to instances of several of the file's classes, whose method of
+        that name is the same one for all (a base class's, inherited)."""
+        if not isinstance(receiver, ast.Name) or receiver.id in {"self", "cls"}:
+            return None
+        classes = self.about_name(
+            "instances of", receiver.id, ctx, lambda v: self._classes_of_values(v, receiver.id)
+        )
+        classes = classes or self._parameter_classes(receiver.id, ctx)
+        methods = {id(m): m for cls in classes for m in [self.method(cls, name)]}
+        if not classes or len(methods) != 1:
+            return None
+        return next(iter(methods.values()))
+
+    def _classes_of_values(
+        self, values: list[ast.AST], name: str | None = None, made: bool = True
+    ) -> list[ast.ClassDef]:
+        """The file's classes, when every value is a call of one of them (else none); with
+        ``made``, also what a function of the file that makes them returns
+        (``agent, train = setup_agent(env)``)."""
+        found: dict[int, ast.ClassDef] = {}
+        pending = list(values)
+        while pending:
+            value = pending.pop()
+            if isinstance(value, ast.IfExp):  # ``A() if greedy else B()``
+                pending += [value.body, value.orelse]
+                continue
+            classes = self._made_classes(value, name) if made else []
+            if classes:
+                found.update((id(cls), cls) for cls in classes)
+                continue
+            if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+                return []
+            cls = self.unique_class(value.func.id)
+            if cls is None:
+                return []
+            found[id(cls)] = cls
+        return list(found.values())
+
+    def _made_classes(self, value: ast.AST, name: str | None) -> list[ast.ClassDef]:
+        """``setup_agent(env)`` (or ``agent, train = setup_agent(env)``, the part at the
+        name's position): a function of the file whose every return gives an instance of
+        the file's classes there, bound in its body."""
+        position = None
+        assign = self.parent(value)
+        if isinstance(value, ast.Tuple) and isinstance(assign, ast.Assign):
+            names = [getattr(e, "id", None) for e in value.elts]
+            if name is None or None in names or names.count(name) != 1:
+                return []
+            value, position = assign.value, names.index(name)
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            return []
+        function = self.unique_definition(value.func.id)
+        if function is None or id(function) not in self.scopes:
+            return []
+        scope = self.scope_of(function)
+        return self._returned_classes(scope, scope.returns, position)
+
+    def _returned_classes(self, scope: Scope, returns: list, index: int | None):
+        found: dict[int, ast.ClassDef] = {}
+        for returned in returns:
+            if index is not None:
+                if not (isinstance(returned, ast.Tuple) and index < len(returned.elts)):
+                    return []
+                returned = returned.elts[index]
+            if isinstance(returned, ast.Name):
+                bound = scope.bindings.get(returned.id, [])
+            else:
+                bound = [returned]
+            classes = self._classes_of_values(bound, made=False)
+            if not classes:
+                return []
+            found.update((id(cls), cls) for cls in classes)
+        return list(found.values())
 
     def _repeated_functions(
         self, count_sweeps: bool = True, configurations: bool = False
@@ -643,6 +765,112 @@ class ModuleFacts(TfFunctionFacts, ModelFacts):
         else:
             loops, repeated = ctx.loops, self.repeated
         return bool(loops) or (ctx.function is not None and id(ctx.function) in repeated)
+
+    def passed_arguments(self, name: str, scope: Scope) -> list[tuple[ast.AST, Context]]:
+        """What the file's calls of the function pass to its parameter ``name``, or to the
+        parameter that ``name`` is unpacked from (each call's part at that position); nothing
+        when any call's is unknown."""
+        function = scope.function
+        values = scope.bindings.get(name, [])
+        if not isinstance(function, FUNCTION) or len(values) != 1:
+            return []
+        value = values[0]
+        if value is function.args:
+            return self._call_arguments(function, name)
+        assign = self.parent(value)
+        if not (
+            isinstance(value, ast.Tuple | ast.List)
+            and isinstance(assign, ast.Assign)
+            and isinstance(assign.value, ast.Name)
+            and scope.bindings.get(assign.value.id) == [function.args]
+        ):
+            return []
+        elements = value.elts
+        position = next(
+            (i for i, e in enumerate(elements) if isinstance(e, ast.Name) and e.id == name), None
+        )
+        if position is None or not all(isinstance(e, ast.Name) for e in elements):
+            return []
+        parts = []
+        for argument, argument_ctx in self._call_arguments(function, assign.value.id):
+            if isinstance(argument, ast.Tuple | ast.List):
+                packed = [argument]
+            elif isinstance(argument, ast.Name):  # ``models = (encoder, decoder)``
+                packed = self.values_of(argument.id, argument_ctx)
+            else:
+                return []
+            for value in packed or [None]:
+                if not (
+                    isinstance(value, ast.Tuple | ast.List)
+                    and len(value.elts) == len(elements)
+                    and not any(isinstance(e, ast.Starred) for e in value.elts)
+                ):
+                    return []
+                part = value.elts[position]
+                parts.append((part, self.contexts.get(id(part), argument_ctx)))
+        return parts
+
+    def _call_arguments(self, function: ast.AST, name: str) -> list[tuple[ast.AST, Context]]:
+        """The argument each call of ``function`` in the file gives its parameter ``name``:
+        nothing when there is no call, when one passes it through ``*args`` or ``**kwargs``
+        or leaves it to its default, or when the function is also used other than called."""
+        calls, referenced = self._function_calls()
+        if id(function) in referenced:
+            return []
+        arguments = function.args
+        positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+        method = self.scope_of(function).class_ is not None and not any(
+            getattr(d, "id", None) == "staticmethod" for d in function.decorator_list
+        )
+        found = []
+        for call, call_ctx in calls.get(id(function), []):
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords
+            ):
+                return []
+            keyword = next((k.value for k in call.keywords if k.arg == name), None)
+            if keyword is not None:
+                found.append((keyword, call_ctx))
+                continue
+            if name not in positional:
+                return []
+            position = positional.index(name) - (1 if method else 0)
+            if not 0 <= position < len(call.args):
+                return []
+            found.append((call.args[position], call_ctx))
+        return found
+
+    def _calls_of_functions(self) -> tuple[dict[int, list], set[int]]:
+        """The file's calls of each of its functions and methods, and the functions whose
+        name is also read other than as a call (passed on, stored: callers not all seen).
+        (Once per module.)"""
+        calls: dict[int, list] = {}
+        called_names = set()
+        for call, call_ctx in self.calls:
+            target = self.called_function(call, call_ctx)
+            if target is not None:
+                calls.setdefault(id(target), []).append((call, call_ctx))
+            called_names.add(id(call.func))
+        referenced = set()
+        for node in ast.walk(self.tree):
+            if (
+                isinstance(node, ast.Name | ast.Attribute)
+                and isinstance(node.ctx, ast.Load)
+                and id(node) not in called_names
+            ):
+                name = node.id if isinstance(node, ast.Name) else node.attr
+                for definition in self.definitions.get(name, []):
+                    referenced.add(id(definition))
+        return calls, referenced
+
+    def _function_calls(self) -> tuple[dict[int, list], set[int]]:
+        if "_function_call_index" not in self.__dict__:
+            self._indexing = True  # instances passed as parameters are not yet known
+            try:
+                self._function_call_index = self._calls_of_functions()
+            finally:
+                self._indexing = False
+        return self._function_call_index
 
     def derived(self, build: Callable[[ModuleFacts], T]) -> T:
         """``build(self)``, computed on first use and kept for the module: how the modules

@@ -76,6 +76,8 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
         return True
     if _used_as_a_model(facts, receiver, ctx) or _bound_to_built_models(facts, receiver, ctx):
         return True
+    if _passed_models(facts, receiver, ctx):
+        return True
     name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
     if name is None or "model" not in name.lower() or not facts.relevant:
         return False  # a name alone says nothing in a file that shows no TensorFlow or Keras
@@ -281,3 +283,26 @@ def _callback_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool
     ):
         return False
     return any(name in _CALLBACK_BASES for name in facts.base_names(ctx.class_))
+
+
+# How many parameters deep a model handed from function to function is followed.
+_PASSING_DEPTH = 3
+
+
+def _passed_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``def generate(net, seed): ... net.predict(...)`` (or ``encoder, decoder = models``
+    in it): a parameter, or a part unpacked from one, to which every call of the function
+    in the file passes a Keras model (and the function is not handed on elsewhere)."""
+    if not isinstance(receiver, ast.Name):
+        return False
+    scope = facts.binding_scope(receiver.id, ctx)
+    guard: set = facts.__dict__.setdefault("_passing_models", set())
+    key = (id(scope), receiver.id)
+    if scope is None or key in guard or len(guard) >= _PASSING_DEPTH:
+        return False
+    guard.add(key)
+    try:
+        passed = facts.passed_arguments(receiver.id, scope)
+        return bool(passed) and all(is_keras_model(facts, arg, arg_ctx) for arg, arg_ctx in passed)
+    finally:
+        guard.discard(key)

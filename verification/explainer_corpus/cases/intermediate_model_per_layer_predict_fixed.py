@@ -19,4 +19,5 @@ model = keras.Model(inputs, outputs)
 intermediate = keras.Model(model.inputs, [layer.output for layer in model.layers])
 X = np.random.rand(10, 6)
 for _ in range(2):  # profiling runs more than once
-    print({name: out.shape for name, out in get_ymodel_keras(intermediate, X).items()})
+    layers = get_ymodel_keras(intermediate, X)  # hazard: TFL004
+    print({name: out.shape for name, out in layers.items()})

@@ -111,8 +111,9 @@ def _trained_in_the_loop(facts: ModuleFacts, call: ast.Call, ctx, path: list) ->
         last = calls[-1]
         if _chain(calls) == model and getattr(last.func, "attr", None) in TRAINING_METHODS:
             return True
-        target = facts.called_function(last, facts.context(last)) if depth else None
-        if target is not None:
+        # a name bound to instances of several classes: any of their methods may fit it
+        targets = facts.called_functions(last, facts.context(last)) if depth else []
+        for target in targets:
             pending += [([*calls, inner], depth - 1) for inner in facts.scope_of(target).calls]
     return False
 
