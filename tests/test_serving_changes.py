@@ -112,3 +112,30 @@ def test_a_cache_too_small_for_the_architectures_in_use_is_said_once():
             enough.predict(small if k % 2 == 0 else wide, X)
     assert not [w for w in caught if issubclass(w.category, ArchitecturesEvictedWarning)]
     assert enough.tracing_count == 2
+
+
+def test_what_is_not_watched_is_as_the_docstring_says_and_forget_follows_it():
+    """The model object's own attributes (a subclass's) and added layers are not watched:
+    the old graph answers, without a warning, until forget(model)."""
+
+    @keras.saving.register_keras_serializable(package="test_serving_changes")
+    class Scaled(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = keras.layers.Dense(1)
+            self.scale = 2.0
+
+        def call(self, x):
+            return self.dense(x) * self.scale
+
+    keras.utils.set_random_seed(0)
+    model = Scaled()
+    model(X)
+    predictor = SharedGraphPredictor()
+    before = np.asarray(predictor.predict(model, X))
+    model.scale = 3.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelChangedWarning)
+        assert np.allclose(predictor.predict(model, X), before)
+    predictor.forget(model)
+    assert np.allclose(predictor.predict(model, X), model(X))
