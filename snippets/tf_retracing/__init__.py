@@ -3,9 +3,9 @@
 - ``explain_retracing`` / ``tracing_budget`` / ``python -m tf_retracing.explain``: which
   argument made a ``tf.function`` trace again, what changed, and what to do.
 - ``SharedGraphPredictor``: many Keras models served through one graph per architecture,
-  each model's answers checked against its own call when it is first served; a change to
-  a model's Python structure after that (a layer's activation reassigned) is not seen,
-  and the old graph keeps answering, until ``forget(model)``.
+  each model's answers checked against its own call when it is first served, and again
+  after a layer's attribute is assigned (a ``ModelChangedWarning``); a layer added to the
+  model, or an attribute of the model object itself, is not seen until ``forget(model)``.
 - ``python -m tf_retracing.lint``: the retracing hazards that can be seen in the source,
   found without running it (``tf_retracing.lint`` never imports TensorFlow).
 
@@ -53,7 +53,9 @@ _TENSORFLOW_NAMES = frozenset(
         "KINDS",
         "RetraceReason",
         "RetracingBudgetExceeded",
+        "ArchitecturesEvictedWarning",
         "EagerDifferenceWarning",
+        "ModelChangedWarning",
         "ServingFallbackWarning",
         "SharedGraphPredictor",
         "StaleKerasStateWarning",
@@ -140,7 +142,9 @@ def _load_tensorflow_tools() -> dict[str, object]:
         RetracingBudgetExceeded,
     )
     from tf_retracing.serving import (
+        ArchitecturesEvictedWarning,
         EagerDifferenceWarning,
+        ModelChangedWarning,
         ServingFallbackWarning,
         SharedGraphPredictor,
         StaleKerasStateWarning,
@@ -154,7 +158,9 @@ def _load_tensorflow_tools() -> dict[str, object]:
         "KINDS": KINDS,
         "RetraceReason": RetraceReason,
         "RetracingBudgetExceeded": RetracingBudgetExceeded,
+        "ArchitecturesEvictedWarning": ArchitecturesEvictedWarning,
         "EagerDifferenceWarning": EagerDifferenceWarning,
+        "ModelChangedWarning": ModelChangedWarning,
         "ServingFallbackWarning": ServingFallbackWarning,
         "SharedGraphPredictor": SharedGraphPredictor,
         "StaleKerasStateWarning": StaleKerasStateWarning,

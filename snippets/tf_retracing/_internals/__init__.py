@@ -24,6 +24,7 @@ from tf_retracing._internals.serving import (
     keras2_model_class,
     onednn_enabled,
     variable_handle,
+    watch_assignments,
 )
 from tf_retracing._internals.tensorflow_modules import (
     EXPLAINER_ERROR,
@@ -98,6 +99,7 @@ __all__ = [
     "tracing_frames",
     "tracing_locals",
     "variable_handle",
+    "watch_assignments",
     "watch_in_place",
     "watching_per_call_functions",
     "watching_restored_functions",

@@ -62,6 +62,26 @@ def _walk_layers(layer) -> Iterator:
         yield from _walk_layers(child)
 
 
+def watch_assignments(layer, on_assignment: Callable[[str], None]) -> bool:
+    """From now on, call ``on_assignment(name)`` whenever an attribute of ``layer`` is
+    assigned (``layer.activation = ...``); False where this Keras cannot say.
+
+    Keras 3's ``Layer.__setattr__`` hands every assignment to the layer's
+    ``_setattr_hook(name, value)`` first; an instance attribute of that name takes the
+    class method's place for this layer alone, and calls the hook it replaces (the class's,
+    or another predictor's)."""
+    hook = getattr(layer, "_setattr_hook", None)
+    if not callable(hook):
+        return False
+
+    def watched(name, value):
+        on_assignment(name)
+        return hook(name, value)
+
+    object.__setattr__(layer, "_setattr_hook", watched)  # not tracked by Keras
+    return True
+
+
 def is_plain_functional(model: keras.Model) -> bool:
     """True for a model built as ``keras.Model(inputs, outputs)``, not a subclass of it.
 

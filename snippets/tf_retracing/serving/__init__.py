@@ -64,7 +64,9 @@ from __future__ import annotations
 
 from tf_retracing.serving.architecture_identity import architecture_key
 from tf_retracing.serving.errors import (
+    ArchitecturesEvictedWarning,
     EagerDifferenceWarning,
+    ModelChangedWarning,
     ServingFallbackWarning,
     StaleKerasStateWarning,
     UnsharableModelError,
@@ -72,7 +74,9 @@ from tf_retracing.serving.errors import (
 from tf_retracing.serving.routing import SharedGraphPredictor
 
 __all__ = [
+    "ArchitecturesEvictedWarning",
     "EagerDifferenceWarning",
+    "ModelChangedWarning",
     "ServingFallbackWarning",
     "SharedGraphPredictor",
     "StaleKerasStateWarning",

@@ -16,5 +16,15 @@ class EagerDifferenceWarning(UserWarning):
     with its eager call: TensorFlow's graph and eager kernels differ on NaN."""
 
 
+class ModelChangedWarning(UserWarning):
+    """A served model's layer had an attribute assigned (its ``activation``, a sub-layer):
+    the predictor checks the model again as it is now, as if it were new."""
+
+
+class ArchitecturesEvictedWarning(UserWarning):
+    """The predictor traced an architecture again after ``max_architectures`` dropped it:
+    more architectures are in use than it keeps."""
+
+
 class UnsharableModelError(TypeError):
     """Raised, with ``strict=True``, for a model the shared graph cannot serve."""

@@ -23,7 +23,9 @@ from .architecture_identity import (
     architecture_key,
 )
 from .errors import (
+    ArchitecturesEvictedWarning,
     EagerDifferenceWarning,
+    ModelChangedWarning,
     ServingFallbackWarning,
     StaleKerasStateWarning,
     UnsharableModelError,
@@ -54,6 +56,7 @@ from .state_checks import (
     _SUBCLASS,
     _TEMPLATE,
     _adapted_normalizations,
+    _base_layer_attributes,
     _held_statistics,
     _layers_reason,
     _stale_message,
@@ -93,6 +96,8 @@ class _Served:
     # graph to be compared with what the variables give.
     normalizations: list = field(default_factory=list)
     stale_warned: bool = False  # a StaleKerasStateWarning was given for the model
+    # (layer name, attribute) assigned since the model was admitted: see _watch_layers.
+    changes: _Changes = field(default_factory=lambda: _Changes())  # see _watch_layers
 
 
 class SharedGraphPredictor:
@@ -116,6 +121,9 @@ class SharedGraphPredictor:
         # Trace each shared graph for XLA too, and keep it where it is faster and agrees.
         self.choose_xla = choose_xla
         self._architectures: OrderedDict[str, _Architecture] = OrderedDict()
+        # Keys max_architectures dropped: one coming back means too small a cache (said once).
+        self._evicted: set[str] = set()
+        self._eviction_warned = False
         self._served: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._lock = threading.RLock()
         self._traces = [0]  # a list, so traced functions can count without holding self
@@ -130,11 +138,11 @@ class SharedGraphPredictor:
         it, by the model's own traced function, with one ``ServingFallbackWarning`` per
         model. That is what ``model(x, training=False)`` returns, except where Keras's
         call answers from state derived from older weights (an adapted ``Normalization``
-        after ``set_weights``): one ``StaleKerasStateWarning`` per model says so; and
-        except after a change to the model's Python structure since its first call for
-        this kind of input (a layer's ``activation`` reassigned, a sub-layer replaced),
-        which is not seen: the graph chosen then keeps answering, without a warning, until
-        ``forget(model)``.
+        after ``set_weights``): one ``StaleKerasStateWarning`` per model says so. After an
+        attribute of one of its layers is assigned (an ``activation`` swapped, a sub-layer
+        replaced), the next call gives a ``ModelChangedWarning`` and checks the model again
+        as it is now; an attribute of the model object itself, or a layer added to it, is
+        not seen: call ``forget(model)`` then.
 
         Raises ``TypeError`` for something that is not a Keras 3 model (a Keras 2 model is
         named as such), ``ValueError`` for a model that is not built or an input the model
@@ -147,6 +155,8 @@ class SharedGraphPredictor:
             if tenant is not None:
                 return self._predict_tenant(model, tenant, x)
         served = self._served.get(model) if isinstance(model, keras.Model) else None
+        if served is not None and served.changes.seen:
+            served = self._changed(model, served)
         if served is None:
             served = self._admit(model)
         try:
@@ -431,9 +441,26 @@ class SharedGraphPredictor:
         else:
             served = self._own_route(model, _unrecomputable_reason(unrecomputable), eager=True)
             _warn_at_caller(_unrecomputable_message(model, unrecomputable), StaleKerasStateWarning)
+        _watch_layers(model, served.changes)
         with self._lock:
             self._served[model] = served
         return served
+
+    def _changed(self, model: keras.Model, served: _Served) -> None:
+        """A layer of ``model`` had an attribute assigned since its first call: forget what
+        was checked then, say so once per change, and let the caller admit it anew (its
+        architecture key, graph and check are those of the model as it is now)."""
+        with self._lock:
+            if self._served.get(model) is served:
+                del self._served[model]
+        layer, attribute = served.changes.seen[0]
+        _warn_at_caller(
+            f"model {model.name!r} changed after it was first served: layer {layer!r} had "
+            f"its {attribute!r} assigned; it is checked again as it is now, which traces "
+            "again if its architecture changed",
+            ModelChangedWarning,
+        )
+        return None
 
     def _route(self, model: keras.Model) -> _Served:
         """A shared graph for the model's architecture (or its class's template) when one
@@ -507,13 +534,31 @@ class SharedGraphPredictor:
                 architecture, reason = _Architecture.build(model, key)
             if reason is not None:
                 return architecture, reason
+            if key in self._evicted:
+                self._warn_evicted(key)
             self._architectures[key] = architecture
             if len(self._architectures) > self.max_architectures:
                 dropped, _ = self._architectures.popitem(last=False)
+                self._evicted.add(dropped)
                 for served in list(self._served.values()):
                     if served.key == dropped:
                         served.graphs.clear()  # verified again on the next architecture
             return architecture, None
+
+    def _warn_evicted(self, key: str) -> None:
+        """Once per predictor: an architecture traced again after the LRU dropped it."""
+        if self._eviction_warned:
+            return
+        self._eviction_warned = True
+        in_use = len(self._evicted | set(self._architectures) | {key})
+        _warn_at_caller(
+            f"SharedGraphPredictor traced an architecture again after dropping it: "
+            f"{in_use} architectures have been served and max_architectures="
+            f"{self.max_architectures} keeps {self.max_architectures}, so each one dropped "
+            f"traces again when it comes back; pass max_architectures={in_use} or more to "
+            "keep them all",
+            ArchitecturesEvictedWarning,
+        )
 
     def _own_route(self, model: keras.Model, reason: str, *, eager: bool = False) -> _Served:
         message = f"model {model.name!r} cannot share a graph: {reason}"
@@ -526,6 +571,64 @@ class SharedGraphPredictor:
         else:
             own = _OwnFunction(model, self._traces)
         return _Served(key=None, own=own, reason=reason)
+
+
+# Assignments Keras itself makes while calling, predicting or fitting a model (built, a
+# model's predict_function): not a change to what it computes.
+_KERAS_BOOKKEEPING = frozenset({"history", "stop_evaluating", "stop_predicting", "stop_training"})
+
+
+class _Changes:
+    """(layer name, attribute) pairs assigned since a model was admitted; weakly held by
+    the layers' watchers, so that a forgotten model's record goes with its list."""
+
+    __slots__ = ("__weakref__", "seen")
+
+    def __init__(self):
+        self.seen: list[tuple[str, str]] = []
+
+
+def _watch_layers(model: keras.Model, changes: _Changes) -> None:
+    """Record in ``changes`` each (layer, attribute) later assigned on a layer of ``model``,
+    nested layers included: a reassigned ``activation`` or sub-layer changes what the model
+    computes, while its traced graphs (shared or its own) keep what it computed before.
+    Private attributes and what every Keras layer and model has are Keras's bookkeeping.
+    Each layer gets one watcher, whatever the number of predictors and admissions."""
+    for layer in _internals.flatten_layers(model):
+        watchers = vars(layer).get(_WATCHERS)
+        if watchers is None:
+            watchers = weakref.WeakSet()
+            object.__setattr__(layer, _WATCHERS, watchers)  # not tracked by Keras
+            # A Normalization's mean and variance are derived from its variables (by
+            # adapt, finalize_state, and this predictor's checks): the stale-state check
+            # compares them on every call instead.
+            derived = _DERIVED if isinstance(layer, keras.layers.Normalization) else frozenset()
+            note = functools.partial(_note, watchers, layer.name, derived)
+            _internals.watch_assignments(layer, note)
+        watchers.add(changes)
+
+
+_WATCHERS = "_tf_retracing_watchers"
+
+
+_DERIVED = frozenset({"mean", "variance"})
+
+
+def _note(watchers: weakref.WeakSet, layer_name: str, derived: frozenset, attribute: str) -> None:
+    if attribute.startswith("_") or attribute in _ignored_attributes() or attribute in derived:
+        return
+    for changes in list(watchers):
+        changes.seen.append((layer_name, attribute))
+
+
+@functools.cache
+def _ignored_attributes() -> frozenset:
+    return _base_layer_attributes() | _model_attributes() | _KERAS_BOOKKEEPING
+
+
+@functools.cache
+def _model_attributes() -> frozenset:
+    return frozenset(vars(keras.Model()))
 
 
 def _warn_at_caller(message: str, category: type[Warning]) -> None:
