@@ -445,6 +445,7 @@ def tenants_as_weights_extra(result: Mapping[str, Any]) -> str:
         _weights_latency_table(extra["latency"])
         + _weights_memory_table(extra["memory"])
         + _weights_first_request_table(extra["first_request"])
+        + _weights_ray_serve_table(extra["ray_serve"])
     )
 
 
@@ -512,6 +513,32 @@ def _weights_first_request_table(rows: list[Mapping[str, Any]]) -> str:
         f"| {number(row['first_request_ms'] / (row['load_weights_ms'] + row['call_ms']), 2)} |"
         for row in rows
     ]
+    return "\n".join(lines) + "\n"
+
+
+def _weights_ray_serve_table(rows: list[Mapping[str, Any]]) -> str:
+    """The Ray Serve designs side by side: the timed requests' latency, traces and file
+    loads, the tenants each replica held, and each replica's resident memory at the end."""
+    lines = [
+        "\n**Ray Serve**, each design on 2 replicas, requests over HTTP on loopback for "
+        "tenants picked at random (after the warm-up: for tenants held as weights, one "
+        "request per tenant); milliseconds with 95% intervals; file loads and tenants held "
+        "are counted by `WeightsServer` only:\n",
+        "| Design | Tenants | Warm-up requests | Timed requests | Wrong answers | p50 (ms) "
+        "| p99 (ms) | Traces per 1,000 | File loads per 1,000 | Tenants held (smaller replica) "
+        "| Replica memory (MB) |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for row in rows:
+        loads, held = row.get("loads_per_1000"), row.get("tenants_held_min")
+        memory = f"{number(row['replica_rss_mb_min'])} to {number(row['replica_rss_mb_max'])}"
+        lines.append(
+            f"| {label_text(row['label'])} | {row['tenants']:,} | {row['warm_up_requests']:,} "
+            f"| {row['requests']:,} | {row['wrong']} | {_percentile_text(row['p50_ms'])} "
+            f"| {_percentile_text(row['p99_ms'])} | {number(row['traces_per_1000'])} "
+            f"| {'' if loads is None else number(loads)} | {'' if held is None else f'{held:,}'} "
+            f"| {memory} |"
+        )
     return "\n".join(lines) + "\n"
 
 

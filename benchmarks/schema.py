@@ -288,6 +288,18 @@ EXTRA = {
                     **dict.fromkeys(("load_weights_ms", "call_ms", "first_request_ms"), POSITIVE),
                 }
             ),
+            # Tenants held as weights also record loads_per_1000 and tenants_held_min.
+            "ray_serve": rows(
+                {
+                    **dict.fromkeys(("design", "label"), TEXT),
+                    **dict.fromkeys(
+                        ("tenants", "warm_up_requests", "requests", "wrong", "replicas"), COUNT
+                    ),
+                    **dict.fromkeys(("p50_ms", "p99_ms"), PERCENTILE),
+                    "traces_per_1000": NUMBER,
+                    **dict.fromkeys(("replica_rss_mb_min", "replica_rss_mb_max"), POSITIVE),
+                }
+            ),
         }
     ),
     "trace_memory": record(

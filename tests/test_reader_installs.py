@@ -305,3 +305,17 @@ def test_the_tensorflow_extra_installs_a_tested_tensorflow(served_site, wheel_na
     major, minor = (int(p) for p in planned["tensorflow"].split(".")[:2])
     assert (2, 16) <= (major, minor) <= (2, 21)
     assert planned.get("keras", "3").split(".")[0] == "3"  # Keras 3, with TensorFlow 2.16+
+
+
+def test_the_serve_extra_installs_ray_serve_from_pypi(served_site, wheel_name, tmp_path):
+    """The Ray Serve page's line, resolved by pip in an environment without TensorFlow (a
+    dry run): the wheel from the site and Ray from PyPI, and no TensorFlow with them."""
+    python = _fresh_environment(ReaderEnvironment("bare", "3.12", (), ""), tmp_path / "venv")
+    line = _install_lines(wheel_name, served_site)["For the Ray Serve example"]
+    report = tmp_path / "report.json"
+    _ok(_run(*_pip_line(python, line), "--dry-run", "--quiet", "--report", str(report)))
+    planned = {
+        item["metadata"]["name"].lower() for item in json.loads(report.read_text())["install"]
+    }
+    assert {"tf-retracing", "ray"} <= planned
+    assert "tensorflow" not in planned

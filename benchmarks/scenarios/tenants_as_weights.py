@@ -219,6 +219,133 @@ def predictor_free_model(title: str):
     return model
 
 
+# Ray Serve's three ways of serving tenants of one architecture, each on 2 replicas: a
+# tf.function per Keras model and the shared graph on Keras models (``TenantServer``, 4
+# tenants a replica, Ray's LRU), and tenants held as weights (``WeightsServer``).
+RAY_DESIGNS = {
+    "function_per_model": "`TenantServer`: a `tf.function` per model, Ray's LRU of 4 a replica",
+    "shared_graph_models": "`TenantServer`: the shared graph on Keras models, LRU of 4 a replica",
+    "weights": "`WeightsServer`: tenants held as weights, LRU of 10,000 a replica",
+}
+RAY_CONCURRENCY = 4
+# Replicas push the tenants they hold to Serve's router every 0.1 s; requests sent before
+# it knows may go to a replica that does not hold their tenant, which then loads it too.
+ROUTING_SETTLE_S = 2.0
+
+
+def saved_tenants(folder: Path, count: int) -> tuple[list[str], dict]:
+    """``count`` tenants of the Ray example's architecture saved with ``save_weights`` into
+    ``folder``, and each one's output on one request's input, computed by Keras on a
+    model holding its weights (the answer every design must give)."""
+    from snippets.ray_serve_tenants import FEATURES, tenant_model
+
+    model = tenant_model()
+    base = model.get_weights()
+    x = np.random.default_rng(SEED).standard_normal((1, FEATURES)).astype(np.float32)
+    names, expected = [], {}
+    for k in range(count):
+        model.set_weights(tenant_weights(base, k))
+        names.append(f"tenant-{k}")
+        model.save_weights(folder / f"{names[-1]}.weights.h5")
+        expected[names[-1]] = np.asarray(model(x, training=False))
+    return names, {"x": x, "outputs": expected}
+
+
+def ray_requests(url: str, order: list[str], expected: dict) -> tuple[list[float], int, dict]:
+    """One request per tenant of ``order``, RAY_CONCURRENCY at a time: each one's time, the
+    wrong answers, and per replica (by process id) the largest of each figure it reported."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from snippets.ray_serve_tenants import request
+
+    x, outputs = expected["x"], expected["outputs"]
+    with ThreadPoolExecutor(RAY_CONCURRENCY) as pool:
+        done = list(pool.map(lambda tenant: request(url, tenant, x), order))
+    wrong = sum(
+        not np.allclose(answer["y"], outputs[tenant], rtol=1e-5, atol=1e-6)
+        for tenant, (_, answer) in zip(order, done, strict=True)
+    )
+    replicas: dict[int, dict] = {}
+    for _, answer in done:
+        seen = replicas.setdefault(answer["replica"], {})
+        for key in ("traces", "loads", "tenants", "rss_mb"):
+            if key in answer:
+                seen[key] = max(seen.get(key, 0), answer[key])
+    return [ms for ms, _ in done], wrong, replicas
+
+
+def ray_serve_rows(tenants: int, requests: int) -> list[dict]:
+    """The three RAY_DESIGNS on one local cluster, serving ``tenants`` tenants: for tenants
+    held as weights, a warm-up of one request per tenant (each tenant's file read once),
+    then for each design ``requests`` requests for tenants picked uniformly at random,
+    timed; the traces and weight-file loads counted during them, and each replica's
+    resident memory at the end."""
+    import ray
+    from ray import serve
+
+    from benchmarks.scenarios.many_tenants import free_port
+    from snippets.ray_serve_tenants import TenantServer
+    from snippets.ray_serve_weights import WeightsServer
+
+    rows = []
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        names, expected = saved_tenants(Path(folder), tenants)
+        apps = {
+            "function_per_model": TenantServer.options(name="f").bind(folder, False),
+            "shared_graph_models": TenantServer.options(name="s").bind(folder, True),
+            "weights": WeightsServer.options(name="w").bind(folder),
+        }
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            serve.start(http_options={"host": "127.0.0.1", "port": port})
+            for design, app in apps.items():
+                url = f"http://127.0.0.1:{port}/{design}"
+                serve.run(app, name=design, route_prefix=f"/{design}")
+                warm_up = names if design == "weights" else names[: 2 * RAY_CONCURRENCY]
+                _, wrong_before, before = ray_requests(url, warm_up, expected)
+                time.sleep(ROUTING_SETTLE_S)  # the router learns which replica holds whom
+                picks = np.random.default_rng(SEED).integers(0, tenants, requests)
+                times, wrong, after = ray_requests(url, [names[k] for k in picks], expected)
+                serve.delete(design)  # its replicas end: the next design has the cores
+                warm = {"requests": len(warm_up), "wrong": wrong_before, "replicas": before}
+                rows.append(ray_row(design, tenants, warm, times, wrong, after))
+        finally:
+            ray.shutdown()  # the local cluster, Serve with it
+    return rows
+
+
+def ray_row(design: str, tenants: int, warm: dict, times: list, wrong: int, after: dict) -> dict:
+    """One design's row: ``warm`` holds the warm-up's requests, wrong answers and replicas'
+    figures, which the counts during the timed requests start from."""
+    from benchmarks.scenarios.many_tenants import percentile_ci
+
+    before = warm["replicas"]
+
+    def total(replicas: dict, key: str) -> int:
+        return sum(seen.get(key, 0) for seen in replicas.values())
+
+    per_1000 = 1000 / len(times)
+    row = {
+        "design": design,
+        "label": RAY_DESIGNS[design],
+        "tenants": tenants,
+        "warm_up_requests": warm["requests"],
+        "requests": len(times),
+        "wrong": wrong + warm["wrong"],
+        "replicas": len(after),
+        "p50_ms": percentile_ci(times, 50, SEED),
+        "p99_ms": percentile_ci(times, 99, SEED),
+        "traces_per_1000": (total(after, "traces") - total(before, "traces")) * per_1000,
+        "replica_rss_mb_min": min(seen["rss_mb"] for seen in after.values()),
+        "replica_rss_mb_max": max(seen["rss_mb"] for seen in after.values()),
+    }
+    if design == "weights":  # only WeightsServer counts its file loads and its tenants
+        row["loads_per_1000"] = (total(after, "loads") - total(before, "loads")) * per_1000
+        row["tenants_held_min"] = min(seen["tenants"] for seen in after.values())
+    return row
+
+
 def build(quick: bool) -> Setup:
     import tensorflow as tf
     from tf_retracing import SharedGraphPredictor
@@ -251,6 +378,7 @@ def build(quick: bool) -> Setup:
     memory_counts = (5, 10) if quick else (1000, 10_000)
     requests = 40 if quick else 2000
     files = 3 if quick else 30  # the first file of an architecture also learns its layout
+    ray_tenants, ray_requests = (12, 16) if quick else (10_000, 1000)
     return Setup(
         variants=[
             Variant("models", "`predict(model, x)`: a Keras model per tenant", as_models),
@@ -270,11 +398,15 @@ def build(quick: bool) -> Setup:
             "memory": f"{', '.join(f'{c:,}' for c in memory_counts)} tenants added after the "
             "first, a fresh interpreter each",
             "first request from disk": f"{files} .weights.h5 files per architecture",
+            "Ray Serve": f"{ray_tenants:,} tenants of the Ray example's MLP, 2 replicas a "
+            f"design; {ray_requests:,} requests, {RAY_CONCURRENCY} at a time, tenants picked "
+            "uniformly; tenants held as weights first served once each",
         },
         extra=lambda: {
             "latency": latency_rows(titles, counts, requests),
             "memory": memory_rows(titles if not quick else titles[:1], memory_counts),
             "first_request": first_request_rows(titles, files),
+            "ray_serve": ray_serve_rows(ray_tenants, ray_requests),
         },
     )
 
@@ -295,5 +427,7 @@ SCENARIO = Scenario(
         "snippets/tf_retracing/serving",
         "snippets/tf_retracing/_internals",
         "benchmarks/scenarios/many_tenants.py",
+        "snippets/ray_serve_tenants.py",
+        "snippets/ray_serve_weights.py",
     ),
 )

@@ -23,6 +23,7 @@ from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "<!-- tf_retracing:install -->"
+SERVE_MARKER = "<!-- tf_retracing:install-serve -->"  # the Ray Serve line alone
 PROJECT = "tf-retracing"
 
 
@@ -98,6 +99,18 @@ def install_lines(wheel: Wheel, site_url: str) -> tuple[InstallLine, ...]:
             "In a cell (Colab already has TensorFlow, which stays as it is).",
             f"%pip install {index}",
         ),
+        serve_line(file_url),
+    )
+
+
+def serve_line(file_url: str) -> InstallLine:
+    """The Ray Serve example's line: the guide's index holds only this package, so the
+    `serve` extra is installed from the wheel's file, and pip takes Ray from PyPI."""
+    return InstallLine(
+        "For the Ray Serve example",
+        "The `serve` extra adds Ray Serve, which pip takes from PyPI (the guide's own index "
+        "holds only this package, so `--index-url` would not find it).",
+        f'pip install "{PROJECT}[serve] @ {file_url}"',
     )
 
 
@@ -132,6 +145,11 @@ def on_files(files, config, **_):
 
 
 def on_page_markdown(markdown, config, **_):
+    site_url = config["site_url"] or "/"
+    if SERVE_MARKER in markdown:
+        wheel = _built["wheel"]
+        line = serve_line(f"{site_url.rstrip('/')}/downloads/{wheel.name}")
+        markdown = markdown.replace(SERVE_MARKER, f"```console\n{line.command}\n```\n")
     if MARKER not in markdown:
         return markdown
-    return markdown.replace(MARKER, install_commands(_built["wheel"], config["site_url"] or "/"))
+    return markdown.replace(MARKER, install_commands(_built["wheel"], site_url))
