@@ -105,6 +105,31 @@ def test_a_word_longer_than_the_indexed_one_falls_back_to_it(tmp_path, needs_nod
     assert pages(make_site(tmp_path, WORD_FORMS), "linter")[:1] == ["lint/"]
 
 
+COMPOUNDS = [
+    doc("strategies/", "Distribution strategies", "A MirroredStrategy runs a step per replica."),
+    doc("mirrors/", "Mirrors", "Mirrored copies of a file."),
+    doc("specs/", "Specs", "A TensorSpec describes a tensor."),
+    doc("other/", "Other", "Nothing about any of these."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "page"),
+    [("mirroredstrategy not working", "strategies/"), ("distributionstrategies", "strategies/")],
+)
+def test_a_name_typed_without_its_capitals_finds_its_words(tmp_path, needs_node, query, page):
+    # The index holds "mirror" and "strategi" (the separator splits MirroredStrategy at its
+    # capital); "mirroredstrategy" typed in lower case is one word the index lacks, too
+    # long for the fallback to a shorter indexed word.
+    assert pages(make_site(tmp_path, COMPOUNDS), query)[:1] == [page]
+    assert page not in pages(make_site(tmp_path, COMPOUNDS, ours=False), query)
+
+
+def test_a_word_the_index_holds_is_not_split(tmp_path, needs_node):
+    # "mirrors" is held (stemmed "mirror"): it is not read as "mir" + "rors" or the like.
+    assert pages(make_site(tmp_path, COMPOUNDS), "mirrors")[:1] == ["mirrors/"]
+
+
 def test_the_last_word_is_still_a_prefix_while_it_is_typed(tmp_path, needs_node):
     site = make_site(tmp_path, WORD_FORMS)
     assert pages(site, "exec")[:1] == ["executing/"]
@@ -187,3 +212,12 @@ def test_results_pages_are_left_out_of_search_and_others_keep_their_own():
 
     assert search_meta("benchmarks/results/cpu/predict_loop.md") == {"exclude": True}
     assert search_meta("guide/keras-models.md") is None
+
+
+def test_notebooks_weigh_less_than_the_guide_pages_they_repeat():
+    from verification.search_machinery import search_meta
+
+    # A notebook's own entry holds all its code; weighed down, it is still found by title.
+    assert search_meta("notebooks/diagnose-serving-loop.ipynb") == {"boost": 0.5}
+    assert search_meta("notebooks/dynamic-shapes-lab.ipynb")["boost"] < 1
+    assert search_meta("guide/dynamic-shapes.md") is None

@@ -9,7 +9,9 @@
 //   - QueryParser.parse: each query word is stemmed like the index; words that are data
 //     (numbers, addresses, log prefixes, single letters) and hyphens' prefixes are dropped;
 //     only the last word stays a prefix (it may be half typed); a word the index lacks
-//     falls back to the longest indexed word it starts with ("linter" finds "lint");
+//     is searched as the indexed words it is written of ("mirroredstrategy" as mirrored
+//     and strategy), else falls back to the longest indexed word it starts with ("linter"
+//     finds "lint");
 //   - Index.query: an entry that holds one word of a query whose words the index holds three
 //     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
 //     outranks the passage that holds them all.
@@ -62,25 +64,47 @@
     return undefined
   }
 
+  // A word the index lacks that is indexed words written together ("mirroredstrategy",
+  // "savedmodel", "tensorspec": a name typed without its capitals, which the separator
+  // would have split) is searched as those words: each part at least this long, and at
+  // most this many parts; the split with the longest first part wins.
+  const COMPOUND_MIN_PART = 3
+  const COMPOUND_MAX_PARTS = 3
+
+  function compound(typed, parts = COMPOUND_MAX_PARTS) {
+    if (!index || parts < 2) return undefined
+    for (let end = typed.length - COMPOUND_MIN_PART; end >= COMPOUND_MIN_PART; end--) {
+      const head = stem(typed.slice(0, end))
+      if (!holdsWord(head)) continue
+      const rest = typed.slice(end)
+      const tail = holdsWord(stem(rest)) ? [stem(rest)] : compound(rest, parts - 1)
+      if (tail) return [head, ...tail]
+    }
+    return undefined
+  }
+
   const holdsWord = word => Object.prototype.hasOwnProperty.call(index.invertedIndex, word)
   const holdsPrefix = word => Object.keys(index.invertedIndex).some(term => term.startsWith(word))
 
-  // One clause as Material's parser left it ("warnings*") -> the clause to search, or null.
+  // One clause as Material's parser left it ("warnings*") -> the clauses to search (one,
+  // or one per word of a compound), or none.
   function readClause(clause, last) {
     const typed = clause.term.replace(/\*/g, "")
-    if (!typed || DATA.test(typed) || PREFIXES.has(typed)) return null
+    if (!typed || DATA.test(typed) || PREFIXES.has(typed)) return []
     const word = stem(typed)
     const typing = last && clause.term.endsWith("*") // the word being typed: a prefix
     clause.usePipeline = false // stemmed here, and only once
     clause.wildcard = lunr.Query.wildcard.NONE
     clause.term = typing ? word + "*" : word
-    if (!index || (typing ? holdsPrefix(word) : holdsWord(word))) return clause
+    if (!index || (typing ? holdsPrefix(word) : holdsWord(word))) return [clause]
+    const parts = compound(typed)
+    if (parts) return parts.map(part => ({ ...clause, term: part }))
     const shorter = fallback(word)
     if (shorter) {
       clause.term = shorter
       clause.boost = (clause.boost || 1) * FALLBACK_BOOST
     }
-    return clause
+    return [clause]
   }
 
   const build = lunr.Builder.prototype.build
@@ -95,8 +119,8 @@
     const clauses = query.clauses
     const kept = []
     clauses.forEach((clause, i) => {
-      const read = readClause(clause, i === clauses.length - 1)
-      if (read && !kept.some(other => other.term === read.term)) kept.push(read)
+      for (const read of readClause(clause, i === clauses.length - 1))
+        if (!kept.some(other => other.term === read.term)) kept.push(read)
     })
     if (kept.length) query.clauses = kept // a query of data alone is searched as typed
     return query
