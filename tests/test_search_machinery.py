@@ -194,6 +194,46 @@ def test_a_passage_with_every_word_outranks_a_heading_with_one(tmp_path, needs_n
     assert pages(make_site(tmp_path, docs, ours=False), query)[:1] == ["examples/"]
 
 
+# The retracing warning's fixed words are on many pages (here eight others) and all on the
+# page about the warning; the function it names is on one page.
+RETRACING = [
+    doc(
+        "warning/",
+        "The retracing warning",
+        "5 out of the last 5 calls to a tf.function triggered retracing.",
+    ),
+    doc(
+        "savedmodel/",
+        "Loaded SavedModels",
+        "The function restored_function_body, made by recreate_function, retraces.",
+    ),
+    doc("training/", "Training", "A train step."),
+] + [
+    doc(
+        f"other{i}/",
+        f"Other {i}",
+        "Calls of a tf.function: a warning when retracing is triggered, out of the last calls.",
+    )
+    for i in range(8)
+]
+WARNING_OF = (
+    "WARNING:tensorflow:5 out of the last 5 calls to <function {} at 0x7f23a70d9680> "
+    "triggered tf.function retracing."
+)
+NAME = "recreate_function.<locals>.restored_function_body"
+
+
+def test_the_function_a_retracing_warning_names_decides(tmp_path, needs_node):
+    site = make_site(tmp_path, RETRACING)
+    assert pages(site, WARNING_OF.format(NAME))[:1] == ["savedmodel/"]
+    # The same words, not as the warning names a function: weighed alike, the page on the
+    # warning's words comes first (as it does for the warning without the change).
+    shuffled = (
+        "WARNING:tensorflow:5 out of the last 5 calls triggered tf.function retracing " + NAME
+    )
+    assert pages(site, shuffled)[:1] == ["warning/"]
+
+
 def test_the_pages_name_the_site_worker():
     page = (
         '<p>x</p><script id="__config" type="application/json">{"base": "../..", '

@@ -11,7 +11,8 @@
 //     only the last word stays a prefix (it may be half typed); a word the index lacks
 //     is searched as the indexed words it is written of ("mirroredstrategy" as mirrored
 //     and strategy), else falls back to the longest indexed word it starts with ("linter"
-//     finds "lint");
+//     finds "lint"); in a pasted retracing warning, the words of the function it names
+//     ("calls to <function NAME at 0x...>") weigh twice the rest;
 //   - Index.query: an entry that holds one word of a query whose words the index holds three
 //     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
 //     outranks the passage that holds them all.
@@ -24,7 +25,12 @@
 // too: 5 answering pages gained first place and 3 lost it over the 190 queries of both sets
 // and queries.toml (restored_function_body found the SavedModel page; "main.<locals>.train"
 // and "<bound method Conv.call>" lost the warning's page to pages about training and
-// methods); too small a gain for the machinery it adds, so it was dropped.
+// methods); too small a gain for the machinery it adds, so it was dropped. Weighing only
+// the name in the retracing warning's "<function NAME at 0x...>" (NAME_BOOST) was chosen
+// on the tune halves of sets 3, 2 and 1 and queries.toml: at 2 it placed 3 answering pages
+// first (restored_function_body twice, _make_execution_function once) and none fewer; at
+// 3 it lost "main.<locals>.train" and put def_function's line out of the first 10; at 1.5
+// it gained 1.
 // tests/test_search_machinery.py runs it under Node against a small index.
 ;(function (lunr) {
   "use strict"
@@ -113,10 +119,32 @@
     return index
   }
 
+  // The retracing warning names the function that retraced: "N out of the last N calls to
+  // <function NAME at 0x...> triggered tf.function retracing". Its fixed words are on the
+  // page about the warning; the name is what tells a loaded SavedModel
+  // (recreate_function.<locals>.restored_function_body) or Keras' predict_function from
+  // the reader's own function. The name's words weigh this much more (a word the warning
+  // itself holds, such as "function", keeps its first, plain clause).
+  const NAME_BOOST = 2
+  const ADDRESS = /^0x[0-9a-f]*$/
+
+  function markFunctionName(clauses) {
+    const words = clauses.map(clause => clause.term.replace(/\*/g, ""))
+    for (let i = 0; i + 2 < words.length; i++) {
+      if (!/^calls?$/.test(words[i]) || words[i + 1] !== "function") continue
+      let end = i + 2
+      while (end < words.length && !ADDRESS.test(words[end]) && words[end] !== "triggered") end++
+      if (end === words.length) return
+      for (let k = i + 2; k < end; k++) clauses[k].boost = (clauses[k].boost || 1) * NAME_BOOST
+      return
+    }
+  }
+
   const parse = lunr.QueryParser.prototype.parse
   lunr.QueryParser.prototype.parse = function () {
     const query = parse.call(this)
     const clauses = query.clauses
+    markFunctionName(clauses)
     const kept = []
     clauses.forEach((clause, i) => {
       for (const read of readClause(clause, i === clauses.length - 1))
