@@ -234,6 +234,32 @@ def test_the_function_a_retracing_warning_names_decides(tmp_path, needs_node):
     assert pages(site, shuffled)[:1] == ["warning/"]
 
 
+COLONS = [
+    doc("warning/", "The warning", "What it says and why it is printed."),
+    doc("types/", "Type hints", "A type annotation; an error in it."),
+    doc("len/", "len of a symbolic tensor", "Why len fails while tracing."),
+    doc("other/", "Other", "Nothing about any of these."),
+]
+
+
+def test_a_word_before_a_colon_is_searched(tmp_path, needs_node):
+    # lunr reads "Warning:" as a field name, and Material's worker drops it.
+    query = "Fix the Warning: unlock"
+    assert pages(make_site(tmp_path, COLONS), query)[:1] == ["warning/"]
+    assert "warning/" not in pages(make_site(tmp_path, COLONS, ours=False), query)
+
+
+def test_an_exception_class_before_its_colon_is_dropped(tmp_path, needs_node):
+    # "TypeError:" says nothing of which page answers: its words ("type", "error") do not
+    # reach the page whose title holds "Type"; a quote before it changes nothing, and a
+    # field of the index ("title:") is still a field.
+    site = make_site(tmp_path, COLONS)
+    for query in ("TypeError: len fails", "`'TypeError: len fails'`"):
+        found = pages(site, query)
+        assert found[:1] == ["len/"] and "types/" not in found, (query, found)
+    assert pages(site, "title:type")[:1] == ["types/"]
+
+
 def test_the_pages_name_the_site_worker():
     page = (
         '<p>x</p><script id="__config" type="application/json">{"base": "../..", '

@@ -4,7 +4,7 @@
 // query word a prefix and skips lunr's query pipeline, so the index is stemmed and the
 // query is not: "warnings" would miss "warning" and "serve" miss "Serving". This file
 // changes how a query's words are read and weighed, not the index and not the results'
-// shape, by wrapping three lunr functions the worker calls:
+// shape, by wrapping four lunr functions the worker calls:
 //   - Builder.build: keeps the index, so that the query can ask which words it holds;
 //   - QueryParser.parse: each query word is stemmed like the index; words that are data
 //     (numbers, addresses, log prefixes, single letters) and hyphens' prefixes are dropped;
@@ -13,6 +13,9 @@
 //     and strategy), else falls back to the longest indexed word it starts with ("linter"
 //     finds "lint"); in a pasted retracing warning, the words of the function it names
 //     ("calls to <function NAME at 0x...>") weigh twice the rest;
+//   - QueryLexer.lexField: a word before a colon ("Warning: ...") is a word, not a field
+//     name that Material's worker would drop; an exception's class ("TypeError:") is still
+//     dropped;
 //   - Index.query: an entry that holds one word of a query whose words the index holds three
 //     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
 //     outranks the passage that holds them all.
@@ -111,6 +114,27 @@
       clause.boost = (clause.boost || 1) * FALLBACK_BOOST
     }
     return [clause]
+  }
+
+  // lunr's query syntax reads "word:" as a field name. Material's worker drops a field
+  // name that is not one of its fields, so a word followed by a colon and a space vanished
+  // from the query: "Warning: ..." lost "Warning", "D:\...\site-packages\..." its path.
+  // A colon after a word that is not a field of the index ends a word instead, as the
+  // separator does in the index; except after an exception's class ("TypeError: ..."),
+  // which is still dropped: its words ("type", "error") are on every page that shows an
+  // error and say nothing of which one answers (kept, they put a page whose title holds
+  // "type" above the answer to "TypeError: len is not well defined ...").
+  const FIELDS = new Set(["title", "text", "tags"])
+  const EXCEPTION_CLASS = /^[A-Z][A-Za-z]*(?:Error|Exception)$/
+  const lexField = lunr.QueryLexer.lexField
+  lunr.QueryLexer.lexField = function (lexer) {
+    const name = lexer.str.slice(lexer.start, lexer.pos - 1)
+    if (FIELDS.has(name)) return lexField(lexer)
+    if (EXCEPTION_CLASS.test(name.replace(/^[^A-Za-z]+/, ""))) {
+      lexer.ignore() // the class and its colon: no word
+      return lunr.QueryLexer.lexText
+    }
+    return lunr.QueryLexer.lexTerm(lexer)
   }
 
   const build = lunr.Builder.prototype.build
