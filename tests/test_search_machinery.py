@@ -105,6 +105,31 @@ def test_a_word_longer_than_the_indexed_one_falls_back_to_it(tmp_path, needs_nod
     assert pages(make_site(tmp_path, WORD_FORMS), "linter")[:1] == ["lint/"]
 
 
+COMPOUNDS = [
+    doc("strategies/", "Distribution strategies", "A MirroredStrategy runs a step per replica."),
+    doc("mirrors/", "Mirrors", "Mirrored copies of a file."),
+    doc("specs/", "Specs", "A TensorSpec describes a tensor."),
+    doc("other/", "Other", "Nothing about any of these."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "page"),
+    [("mirroredstrategy not working", "strategies/"), ("distributionstrategies", "strategies/")],
+)
+def test_a_name_typed_without_its_capitals_finds_its_words(tmp_path, needs_node, query, page):
+    # The index holds "mirror" and "strategi" (the separator splits MirroredStrategy at its
+    # capital); "mirroredstrategy" typed in lower case is one word the index lacks, too
+    # long for the fallback to a shorter indexed word.
+    assert pages(make_site(tmp_path, COMPOUNDS), query)[:1] == [page]
+    assert page not in pages(make_site(tmp_path, COMPOUNDS, ours=False), query)
+
+
+def test_a_word_the_index_holds_is_not_split(tmp_path, needs_node):
+    # "mirrors" is held (stemmed "mirror"): it is not read as "mir" + "rors" or the like.
+    assert pages(make_site(tmp_path, COMPOUNDS), "mirrors")[:1] == ["mirrors/"]
+
+
 def test_the_last_word_is_still_a_prefix_while_it_is_typed(tmp_path, needs_node):
     site = make_site(tmp_path, WORD_FORMS)
     assert pages(site, "exec")[:1] == ["executing/"]
@@ -169,6 +194,72 @@ def test_a_passage_with_every_word_outranks_a_heading_with_one(tmp_path, needs_n
     assert pages(make_site(tmp_path, docs, ours=False), query)[:1] == ["examples/"]
 
 
+# The retracing warning's fixed words are on many pages (here eight others) and all on the
+# page about the warning; the function it names is on one page.
+RETRACING = [
+    doc(
+        "warning/",
+        "The retracing warning",
+        "5 out of the last 5 calls to a tf.function triggered retracing.",
+    ),
+    doc(
+        "savedmodel/",
+        "Loaded SavedModels",
+        "The function restored_function_body, made by recreate_function, retraces.",
+    ),
+    doc("training/", "Training", "A train step."),
+] + [
+    doc(
+        f"other{i}/",
+        f"Other {i}",
+        "Calls of a tf.function: a warning when retracing is triggered, out of the last calls.",
+    )
+    for i in range(8)
+]
+WARNING_OF = (
+    "WARNING:tensorflow:5 out of the last 5 calls to <function {} at 0x7f23a70d9680> "
+    "triggered tf.function retracing."
+)
+NAME = "recreate_function.<locals>.restored_function_body"
+
+
+def test_the_function_a_retracing_warning_names_decides(tmp_path, needs_node):
+    site = make_site(tmp_path, RETRACING)
+    assert pages(site, WARNING_OF.format(NAME))[:1] == ["savedmodel/"]
+    # The same words, not as the warning names a function: weighed alike, the page on the
+    # warning's words comes first (as it does for the warning without the change).
+    shuffled = (
+        "WARNING:tensorflow:5 out of the last 5 calls triggered tf.function retracing " + NAME
+    )
+    assert pages(site, shuffled)[:1] == ["warning/"]
+
+
+COLONS = [
+    doc("warning/", "The warning", "What it says and why it is printed."),
+    doc("types/", "Type hints", "A type annotation; an error in it."),
+    doc("len/", "len of a symbolic tensor", "Why len fails while tracing."),
+    doc("other/", "Other", "Nothing about any of these."),
+]
+
+
+def test_a_word_before_a_colon_is_searched(tmp_path, needs_node):
+    # lunr reads "Warning:" as a field name, and Material's worker drops it.
+    query = "Fix the Warning: unlock"
+    assert pages(make_site(tmp_path, COLONS), query)[:1] == ["warning/"]
+    assert "warning/" not in pages(make_site(tmp_path, COLONS, ours=False), query)
+
+
+def test_an_exception_class_before_its_colon_is_dropped(tmp_path, needs_node):
+    # "TypeError:" says nothing of which page answers: its words ("type", "error") do not
+    # reach the page whose title holds "Type"; a quote before it changes nothing, and a
+    # field of the index ("title:") is still a field.
+    site = make_site(tmp_path, COLONS)
+    for query in ("TypeError: len fails", "`'TypeError: len fails'`"):
+        found = pages(site, query)
+        assert found[:1] == ["len/"] and "types/" not in found, (query, found)
+    assert pages(site, "title:type")[:1] == ["types/"]
+
+
 def test_the_pages_name_the_site_worker():
     page = (
         '<p>x</p><script id="__config" type="application/json">{"base": "../..", '
@@ -187,3 +278,12 @@ def test_results_pages_are_left_out_of_search_and_others_keep_their_own():
 
     assert search_meta("benchmarks/results/cpu/predict_loop.md") == {"exclude": True}
     assert search_meta("guide/keras-models.md") is None
+
+
+def test_notebooks_weigh_less_than_the_guide_pages_they_repeat():
+    from verification.search_machinery import search_meta
+
+    # A notebook's own entry holds all its code; weighed down, it is still found by title.
+    assert search_meta("notebooks/diagnose-serving-loop.ipynb") == {"boost": 0.5}
+    assert search_meta("notebooks/dynamic-shapes-lab.ipynb")["boost"] < 1
+    assert search_meta("guide/dynamic-shapes.md") is None

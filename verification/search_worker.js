@@ -4,12 +4,18 @@
 // query word a prefix and skips lunr's query pipeline, so the index is stemmed and the
 // query is not: "warnings" would miss "warning" and "serve" miss "Serving". This file
 // changes how a query's words are read and weighed, not the index and not the results'
-// shape, by wrapping three lunr functions the worker calls:
+// shape, by wrapping four lunr functions the worker calls:
 //   - Builder.build: keeps the index, so that the query can ask which words it holds;
 //   - QueryParser.parse: each query word is stemmed like the index; words that are data
 //     (numbers, addresses, log prefixes, single letters) and hyphens' prefixes are dropped;
 //     only the last word stays a prefix (it may be half typed); a word the index lacks
-//     falls back to the longest indexed word it starts with ("linter" finds "lint");
+//     is searched as the indexed words it is written of ("mirroredstrategy" as mirrored
+//     and strategy), else falls back to the longest indexed word it starts with ("linter"
+//     finds "lint"); in a pasted retracing warning, the words of the function it names
+//     ("calls to <function NAME at 0x...>") weigh twice the rest;
+//   - QueryLexer.lexField: a word before a colon ("Warning: ...") is a word, not a field
+//     name that Material's worker would drop; an exception's class ("TypeError:") is still
+//     dropped;
 //   - Index.query: an entry that holds one word of a query whose words the index holds three
 //     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
 //     outranks the passage that holds them all.
@@ -22,7 +28,12 @@
 // too: 5 answering pages gained first place and 3 lost it over the 190 queries of both sets
 // and queries.toml (restored_function_body found the SavedModel page; "main.<locals>.train"
 // and "<bound method Conv.call>" lost the warning's page to pages about training and
-// methods); too small a gain for the machinery it adds, so it was dropped.
+// methods); too small a gain for the machinery it adds, so it was dropped. Weighing only
+// the name in the retracing warning's "<function NAME at 0x...>" (NAME_BOOST) was chosen
+// on the tune halves of sets 3, 2 and 1 and queries.toml: at 2 it placed 3 answering pages
+// first (restored_function_body twice, _make_execution_function once) and none fewer; at
+// 3 it lost "main.<locals>.train" and put def_function's line out of the first 10; at 1.5
+// it gained 1.
 // tests/test_search_machinery.py runs it under Node against a small index.
 ;(function (lunr) {
   "use strict"
@@ -62,25 +73,68 @@
     return undefined
   }
 
+  // A word the index lacks that is indexed words written together ("mirroredstrategy",
+  // "savedmodel", "tensorspec": a name typed without its capitals, which the separator
+  // would have split) is searched as those words: each part at least this long, and at
+  // most this many parts; the split with the longest first part wins.
+  const COMPOUND_MIN_PART = 3
+  const COMPOUND_MAX_PARTS = 3
+
+  function compound(typed, parts = COMPOUND_MAX_PARTS) {
+    if (!index || parts < 2) return undefined
+    for (let end = typed.length - COMPOUND_MIN_PART; end >= COMPOUND_MIN_PART; end--) {
+      const head = stem(typed.slice(0, end))
+      if (!holdsWord(head)) continue
+      const rest = typed.slice(end)
+      const tail = holdsWord(stem(rest)) ? [stem(rest)] : compound(rest, parts - 1)
+      if (tail) return [head, ...tail]
+    }
+    return undefined
+  }
+
   const holdsWord = word => Object.prototype.hasOwnProperty.call(index.invertedIndex, word)
   const holdsPrefix = word => Object.keys(index.invertedIndex).some(term => term.startsWith(word))
 
-  // One clause as Material's parser left it ("warnings*") -> the clause to search, or null.
+  // One clause as Material's parser left it ("warnings*") -> the clauses to search (one,
+  // or one per word of a compound), or none.
   function readClause(clause, last) {
     const typed = clause.term.replace(/\*/g, "")
-    if (!typed || DATA.test(typed) || PREFIXES.has(typed)) return null
+    if (!typed || DATA.test(typed) || PREFIXES.has(typed)) return []
     const word = stem(typed)
     const typing = last && clause.term.endsWith("*") // the word being typed: a prefix
     clause.usePipeline = false // stemmed here, and only once
     clause.wildcard = lunr.Query.wildcard.NONE
     clause.term = typing ? word + "*" : word
-    if (!index || (typing ? holdsPrefix(word) : holdsWord(word))) return clause
+    if (!index || (typing ? holdsPrefix(word) : holdsWord(word))) return [clause]
+    const parts = compound(typed)
+    if (parts) return parts.map(part => ({ ...clause, term: part }))
     const shorter = fallback(word)
     if (shorter) {
       clause.term = shorter
       clause.boost = (clause.boost || 1) * FALLBACK_BOOST
     }
-    return clause
+    return [clause]
+  }
+
+  // lunr's query syntax reads "word:" as a field name. Material's worker drops a field
+  // name that is not one of its fields, so a word followed by a colon and a space vanished
+  // from the query: "Warning: ..." lost "Warning", "D:\...\site-packages\..." its path.
+  // A colon after a word that is not a field of the index ends a word instead, as the
+  // separator does in the index; except after an exception's class ("TypeError: ..."),
+  // which is still dropped: its words ("type", "error") are on every page that shows an
+  // error and say nothing of which one answers (kept, they put a page whose title holds
+  // "type" above the answer to "TypeError: len is not well defined ...").
+  const FIELDS = new Set(["title", "text", "tags"])
+  const EXCEPTION_CLASS = /^[A-Z][A-Za-z]*(?:Error|Exception)$/
+  const lexField = lunr.QueryLexer.lexField
+  lunr.QueryLexer.lexField = function (lexer) {
+    const name = lexer.str.slice(lexer.start, lexer.pos - 1)
+    if (FIELDS.has(name)) return lexField(lexer)
+    if (EXCEPTION_CLASS.test(name.replace(/^[^A-Za-z]+/, ""))) {
+      lexer.ignore() // the class and its colon: no word
+      return lunr.QueryLexer.lexText
+    }
+    return lunr.QueryLexer.lexTerm(lexer)
   }
 
   const build = lunr.Builder.prototype.build
@@ -89,14 +143,36 @@
     return index
   }
 
+  // The retracing warning names the function that retraced: "N out of the last N calls to
+  // <function NAME at 0x...> triggered tf.function retracing". Its fixed words are on the
+  // page about the warning; the name is what tells a loaded SavedModel
+  // (recreate_function.<locals>.restored_function_body) or Keras' predict_function from
+  // the reader's own function. The name's words weigh this much more (a word the warning
+  // itself holds, such as "function", keeps its first, plain clause).
+  const NAME_BOOST = 2
+  const ADDRESS = /^0x[0-9a-f]*$/
+
+  function markFunctionName(clauses) {
+    const words = clauses.map(clause => clause.term.replace(/\*/g, ""))
+    for (let i = 0; i + 2 < words.length; i++) {
+      if (!/^calls?$/.test(words[i]) || words[i + 1] !== "function") continue
+      let end = i + 2
+      while (end < words.length && !ADDRESS.test(words[end]) && words[end] !== "triggered") end++
+      if (end === words.length) return
+      for (let k = i + 2; k < end; k++) clauses[k].boost = (clauses[k].boost || 1) * NAME_BOOST
+      return
+    }
+  }
+
   const parse = lunr.QueryParser.prototype.parse
   lunr.QueryParser.prototype.parse = function () {
     const query = parse.call(this)
     const clauses = query.clauses
+    markFunctionName(clauses)
     const kept = []
     clauses.forEach((clause, i) => {
-      const read = readClause(clause, i === clauses.length - 1)
-      if (read && !kept.some(other => other.term === read.term)) kept.push(read)
+      for (const read of readClause(clause, i === clauses.length - 1))
+        if (!kept.some(other => other.term === read.term)) kept.push(read)
     })
     if (kept.length) query.clauses = kept // a query of data alone is searched as typed
     return query
