@@ -3,10 +3,10 @@
 ``WeightsServer`` is ``TenantServer``'s routing (``@serve.multiplexed`` by the
 ``serve_multiplexed_model_id`` header) with a tenant held as its weight arrays, added to one
 ``SharedGraphPredictor`` per replica with ``add_weights`` on its first request, and no Keras
-model per tenant. A tenant then costs about its weights' bytes, so a replica can keep
-thousands of them: ``TENANTS_PER_REPLICA`` bounds Ray's LRU, and a tenant Ray drops is
-dropped from the predictor too. Every answer carries the replica's process id, its traces,
-its weight-file loads and its tenants so far, and its resident memory.
+model per tenant, so that a replica can keep thousands of them: ``TENANTS_PER_REPLICA``
+bounds Ray's LRU, and a tenant Ray drops is dropped from the predictor too. Every answer
+carries the replica's process id, its traces, its weight-file loads and its tenants so
+far, and its resident memory.
 
 ``docs/guide/serving-on-ray.md`` runs it beside ``TenantServer``; the ``tenants_as_weights``
 benchmark scenario measures it with ten thousand tenants.
@@ -24,7 +24,7 @@ from ray import serve
 from starlette.requests import Request
 from tf_retracing import SharedGraphPredictor
 
-TENANTS_PER_REPLICA = 10_000  # a tenant costs about its weights' bytes
+TENANTS_PER_REPLICA = 10_000  # held as weights: no Keras model per tenant
 
 
 class HeldTenant:

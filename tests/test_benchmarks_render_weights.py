@@ -52,6 +52,27 @@ RESULT = {
                 "first_request_ms": 5.0,
             }
         ],
+        "ray_serve": [
+            {
+                "design": design,
+                "label": f"`{design}` way",
+                "tenants": 10_000,
+                "warm_up_requests": warm_up,
+                "requests": 1000,
+                "wrong": 0,
+                "replicas": 2,
+                "p50_ms": percentile(p50),
+                "p99_ms": percentile(p50 * 2),
+                "traces_per_1000": traces,
+                "replica_rss_mb_min": 700.0,
+                "replica_rss_mb_max": 750.5,
+                **extra,
+            }
+            for design, warm_up, p50, traces, extra in (
+                ("function_per_model", 8, 120.0, 990.0, {}),
+                ("weights", 10_000, 20.0, 0.0, {"loads_per_1000": 0.0, "tenants_held_min": 4990}),
+            )
+        ],
     }
 }
 
@@ -88,3 +109,13 @@ def test_the_xla_table_appears_only_for_results_that_have_the_choice():
         xla_speedup_ci_high=7.5,
     )
     assert "| BiGRU | 1 | XLA | 700 | 100 | 90.0 | 7.00 (6.50–7.50) |" in _xla_choice_table([row])
+
+
+def test_the_ray_serve_table_shows_loads_and_tenants_only_where_counted():
+    table = tenants_as_weights_extra(RESULT)
+    rows = [line for line in table.splitlines() if "way |" in line]
+    assert len(rows) == 2
+    function_row, weights_row = rows
+    assert "| 10,000 | 8 | 1,000 | 0 |" in function_row
+    assert function_row.endswith("| 990 |  |  | 700 to 750 |"), function_row
+    assert weights_row.endswith("| 0 | 0 | 4,990 | 700 to 750 |"), weights_row

@@ -18,6 +18,7 @@ from tf_retracing._internals.describing import (
 )
 from tf_retracing._internals.number_dtype import dtype_to_pass
 from tf_retracing._internals.serving import (
+    AssignmentWatch,
     flat_caller,
     flatten_layers,
     is_plain_functional,
@@ -65,6 +66,7 @@ with contextlib.suppress(ImportError):
 
 __all__ = [
     "EXPLAINER_ERROR",
+    "AssignmentWatch",
     "ConcreteFunction",
     "FunctionCache",
     "FunctionContext",

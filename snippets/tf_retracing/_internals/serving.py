@@ -62,24 +62,37 @@ def _walk_layers(layer) -> Iterator:
         yield from _walk_layers(child)
 
 
-def watch_assignments(layer, on_assignment: Callable[[str], None]) -> bool:
-    """From now on, call ``on_assignment(name)`` whenever an attribute of ``layer`` is
-    assigned (``layer.activation = ...``); False where this Keras cannot say.
+class AssignmentWatch:
+    """Told the name of each attribute assigned on one layer (``assigned``, defined by a
+    subclass), installed by ``watch_assignments``.
 
     Keras 3's ``Layer.__setattr__`` hands every assignment to the layer's
     ``_setattr_hook(name, value)`` first; an instance attribute of that name takes the
-    class method's place for this layer alone, and calls the hook it replaces (the class's,
-    or another predictor's)."""
+    class method's place for this layer alone, and the watch calls the hook it replaces."""
+
+    __slots__ = ("_hook",)
+
+    def assigned(self, name: str) -> None:
+        raise NotImplementedError
+
+    def __call__(self, name, value):
+        self.assigned(name)
+        return self._hook(name, value)
+
+
+def watch_assignments(layer, make: Callable[[], AssignmentWatch]) -> AssignmentWatch | None:
+    """The watch on ``layer``'s attribute assignments: the one installed before, or
+    ``make()`` installed now; None where this Keras hands assignments to no hook."""
+    current = vars(layer).get("_setattr_hook")
+    if isinstance(current, AssignmentWatch):
+        return current
     hook = getattr(layer, "_setattr_hook", None)
     if not callable(hook):
-        return False
-
-    def watched(name, value):
-        on_assignment(name)
-        return hook(name, value)
-
-    object.__setattr__(layer, "_setattr_hook", watched)  # not tracked by Keras
-    return True
+        return None
+    watch = make()
+    watch._hook = hook
+    object.__setattr__(layer, "_setattr_hook", watch)  # not tracked by Keras
+    return watch
 
 
 def is_plain_functional(model: keras.Model) -> bool:

@@ -592,33 +592,43 @@ def _watch_layers(model: keras.Model, changes: _Changes) -> None:
     """Record in ``changes`` each (layer, attribute) later assigned on a layer of ``model``,
     nested layers included: a reassigned ``activation`` or sub-layer changes what the model
     computes, while its traced graphs (shared or its own) keep what it computed before.
-    Private attributes and what every Keras layer and model has are Keras's bookkeeping.
     Each layer gets one watcher, whatever the number of predictors and admissions."""
     for layer in _internals.flatten_layers(model):
-        watchers = vars(layer).get(_WATCHERS)
-        if watchers is None:
-            watchers = weakref.WeakSet()
-            object.__setattr__(layer, _WATCHERS, watchers)  # not tracked by Keras
-            # A Normalization's mean and variance are derived from its variables (by
-            # adapt, finalize_state, and this predictor's checks): the stale-state check
-            # compares them on every call instead.
-            derived = _DERIVED if isinstance(layer, keras.layers.Normalization) else frozenset()
-            note = functools.partial(_note, watchers, layer.name, derived)
-            _internals.watch_assignments(layer, note)
-        watchers.add(changes)
-
-
-_WATCHERS = "_tf_retracing_watchers"
+        watch = _internals.watch_assignments(layer, functools.partial(_LayerWatch, layer))
+        if watch is not None:
+            watch.records.append(weakref.ref(changes))
 
 
 _DERIVED = frozenset({"mean", "variance"})
 
 
-def _note(watchers: weakref.WeakSet, layer_name: str, derived: frozenset, attribute: str) -> None:
-    if attribute.startswith("_") or attribute in _ignored_attributes() or attribute in derived:
-        return
-    for changes in list(watchers):
-        changes.seen.append((layer_name, attribute))
+class _LayerWatch(_internals.AssignmentWatch):
+    """Told the name of each attribute assigned on one layer; passes the ones that
+    change what it computes to the records of the models it is served in. Private names
+    and what every Keras layer and model has (``built``, ``predict_function``) are Keras's
+    bookkeeping; a Normalization's mean and variance are derived from its variables (by
+    adapt, finalize_state and this predictor's checks), which the stale-state check
+    compares on every call instead. Small: one per layer of every served model."""
+
+    __slots__ = ("derived", "layer_name", "records")
+
+    def __init__(self, layer):
+        self.layer_name = layer.name
+        self.derived = _DERIVED if isinstance(layer, keras.layers.Normalization) else ()
+        self.records: list = []  # weak references to _Changes
+
+    def assigned(self, attribute: str) -> None:
+        if attribute.startswith("_") or attribute in _ignored_attributes():
+            return
+        if attribute in self.derived:
+            return
+        alive = []
+        for record in self.records:
+            changes = record()
+            if changes is not None:
+                changes.seen.append((self.layer_name, attribute))
+                alive.append(record)
+        self.records = alive
 
 
 @functools.cache
