@@ -333,20 +333,25 @@ CODE_TEXT_CONTRAST = """() => {
 
 
 # axe's colour rules cost about a second per page in the thousands of texts a long page
-# holds (table cells, list items), most of them styled alike: two texts with the same
-# colour, font, decoration, opacity and backdrop (the backgrounds their ancestors paint, down
-# to the first opaque one), both visible, get the same answer from those rules. So axe runs
-# them on one visible element per such look, marked with SAMPLE_ATTRIBUTE; code blocks are
-# left to CODE_TEXT_CONTRAST as before. test_a_text_styled_apart_is_found_among_many keeps
-# the sample honest.
+# holds (table cells, list items), most of them styled alike: two visible texts with the
+# same look get the same answer from those rules. A look is what the rules read: the colour,
+# large text or not (as axe rounds sizes), shadow, opacity and backdrop (the backgrounds the
+# ancestors paint down to the first opaque one; a clear one paints nothing); for a link, also
+# what tells it apart from the text around it (that text's colour, its weight and decoration).
+# So axe runs them on one visible element per look, marked with SAMPLE_ATTRIBUTE; code blocks
+# are left to CODE_TEXT_CONTRAST as before. test_a_text_styled_apart_is_found_among_many and
+# test_a_small_text_is_checked_apart_from_a_large_one_of_its_colour keep the sample honest.
+# (Looks keyed by exact size and weight, and by every clear ancestor, were 198 on the site
+# instead of 64, and made a dark-scheme axe run on most pages.)
 MARK_ONE_TEXT_PER_LOOK = """([attribute, checkedLooks]) => {
   for (const old of document.querySelectorAll(`[${attribute}]`)) old.removeAttribute(attribute);
   const backdrop = element => {
     const layers = [];
     for (let node = element; node; node = node.parentElement) {
       const style = getComputedStyle(node);
-      layers.push(style.backgroundColor, style.backgroundImage);
-      if (style.backgroundImage === 'none' && style.backgroundColor.startsWith('rgb(')) break;
+      const colour = style.backgroundColor, image = style.backgroundImage;
+      if (colour !== 'rgba(0, 0, 0, 0)' || image !== 'none') layers.push(colour, image);
+      if (image === 'none' && colour.startsWith('rgb(')) break;
     }
     return layers.join(' ');
   };
@@ -364,10 +369,15 @@ MARK_ONE_TEXT_PER_LOOK = """([attribute, checkedLooks]) => {
       node => node.nodeType === Node.TEXT_NODE && node.data.trim());
     if (!ownText || !element.checkVisibility({visibilityProperty: true})) continue;
     const style = getComputedStyle(element);
+    // What the contrast rule reads of a text's size: large or not, rounded as axe rounds.
+    const points = Math.ceil(parseFloat(style.fontSize) * 72) / 96;
+    const large = +style.fontWeight >= 700 ? points >= 14 : points >= 18;
+    const shared = [style.color, large, style.textShadow, opacity(element), backdrop(element)];
+    // A link is also told apart from the text around it (link-in-text-block).
     const parent = element.parentElement ? getComputedStyle(element.parentElement).color : '';
-    const look = [element.localName === 'a', style.color, parent, style.fontSize,
-      style.fontWeight, style.textDecorationLine, style.textShadow, opacity(element),
-      backdrop(element)].join('|');
+    const look = (element.localName === 'a'
+      ? ['a', ...shared, parent, style.fontWeight, style.textDecorationLine]
+      : ['text', ...shared]).join('|');
     if (seen.has(look)) continue;
     seen.add(look);
     element.setAttribute(attribute, '');
@@ -415,6 +425,16 @@ def test_a_text_styled_apart_is_found_among_many(visit):
     assert "pale" in found[0] and "span" in found[0], found
     marked = visit.page.evaluate(f"document.querySelectorAll('[{SAMPLE_ATTRIBUTE}]').length")
     assert marked < 10, f"{marked} texts sampled of about 1,000 styled alike"
+
+
+def test_a_small_text_is_checked_apart_from_a_large_one_of_its_colour(visit):
+    """The contrast rule asks large text for 3:1 and other text for 4.5:1: #888 on white
+    (3.5:1) passes as a heading and fails as a paragraph, which the look tells apart."""
+    plain = "<!doctype html><html lang='en'><title>t</title><main>{}</main>"
+    body = "<h1 style='color:#888'>Large</h1><div><div><p style='color:#888'>Small</p></div></div>"
+    visit.page.set_content(plain.format(body))
+    found = colour_violations(visit.page)
+    assert len(found) == 1 and "color-contrast" in found[0] and "p" in found[0], found
 
 
 COUNT_AXE_RUNS = """() => {
@@ -673,12 +693,22 @@ def check_loads_with_a_title_and_accessibly(path: str, page: Page, checked: set[
     assert not violations, f"{path}: accessibility violations:\n" + "\n".join(violations)
 
 
-def check_accessible_in_the_dark_scheme(path: str, page: Page, checked: set[str]) -> None:
-    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'", timeout=5_000)
+def wait_until_settled(page: Page) -> None:
     # The theme fades colours in; measured mid-fade, a tab's text is neither scheme's.
     page.wait_for_function(
         "document.getAnimations().every(a => a.playState !== 'running')", timeout=5_000
     )
+
+
+def switch_to_the_dark_scheme(page: Page) -> None:
+    """The system's scheme turned dark, as the site sees it once its colours have settled."""
+    page.emulate_media(color_scheme="dark")
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'", timeout=5_000)
+    wait_until_settled(page)
+
+
+def check_accessible_in_the_dark_scheme(path: str, page: Page, checked: set[str]) -> None:
+    wait_until_settled(page)  # after a change of width too
     violations = colour_violations(page, checked_looks=checked)
     assert not violations, f"{path} (dark): accessibility violations:\n" + "\n".join(violations)
 
@@ -795,19 +825,22 @@ def check_page_in_the_browser(path: str, tab: PageVisit, subtests) -> None:
         check_benchmark_plots_are_visible(path, tab.page)
     with subtests.test("no start-up log and no notebook tag chips"):
         check_shows_no_start_up_log_and_no_tag_chips(path, tab.page)
-    tab.page.set_viewport_size({"width": PHONE, "height": 900})
+    # Each change of width or scheme lays a long page out again (about 0.05 CPU-s): the
+    # checks go wide and light, phone and light, phone and dark, wide and dark, so that the
+    # tab also ends at the width the next page opens at.
+    tab.page.set_viewport_size({"width": PHONE, "height": SCREEN_HEIGHT})
     with subtests.test(f"reads on a {PHONE} px phone"):
         check_page_reads_on_a_phone(path, tab.page)
     with subtests.test(f"plot text readable at {PHONE} px"):
         check_plot_text_is_readable(path, tab.page)
-    tab.page.set_viewport_size({"width": WIDE, "height": 900})
-    tab.page.emulate_media(color_scheme="dark")
+    switch_to_the_dark_scheme(tab.page)
+    with subtests.test(f"pinned table columns take the dark background at {PHONE} px"):
+        check_pinned_column_takes_the_page_background(path, tab.page, PHONE)
+    tab.page.set_viewport_size({"width": WIDE, "height": SCREEN_HEIGHT})
     with subtests.test("accessible in the dark scheme"):
         check_accessible_in_the_dark_scheme(path, tab.page, tab.checked_looks)
-    for width in (WIDE, PHONE):
-        tab.page.set_viewport_size({"width": width, "height": 900})
-        with subtests.test(f"pinned table columns take the dark background at {width} px"):
-            check_pinned_column_takes_the_page_background(path, tab.page, width)
+    with subtests.test(f"pinned table columns take the dark background at {WIDE} px"):
+        check_pinned_column_takes_the_page_background(path, tab.page, WIDE)
     with subtests.test("offline and without errors throughout"):
         tab.page.wait_for_load_state("networkidle")
         assert not tab.outside_requests(), f"{path}: requests left 127.0.0.1"
