@@ -1035,7 +1035,12 @@ def efficientnet_b0_with_adapted_stem(seed):
     return model
 
 
-@pytest.mark.slow
+# Weekly (about 10 CPU-seconds): make test requires instead a passing run of the serving
+# corpus, which holds both architectures, at the predictor's code as it is now and on the
+# TensorFlow installed, and runs its tabular_normalization live: models whose Normalization
+# layers hold statistics of their own, as this EfficientNetB0's stem does
+# (tests/test_serving_corpus.py).
+@pytest.mark.scheduled
 @pytest.mark.parametrize("architecture", ["MobileNetV2", "EfficientNetB0"])
 def test_keras_applications_match_with_one_trace(architecture):
     if architecture == "MobileNetV2":

@@ -4,7 +4,9 @@ passed, and two of its architectures (the stale-Keras case and a subclass) run h
 
 from __future__ import annotations
 
+import keras
 import pytest
+import tensorflow as tf
 
 from benchmarks.architectures import ARCHITECTURES
 from benchmarks.code_hash import freshness
@@ -23,6 +25,9 @@ def test_the_page_renders_a_passing_run_of_this_corpus():
     assert "uncommitted" not in results["provenance"]["commit"]
     # ... of the code as it is now (the predictor and the corpus), by its hash
     assert freshness(results["provenance"]) is None, freshness(results["provenance"])
+    # ... on the TensorFlow and Keras installed, so that an upgrade runs it again
+    versions = {"tensorflow": tf.__version__, "keras": keras.__version__}
+    assert {name: results["provenance"][name] for name in versions} == versions
     failed = [row["id"] for row in results["architectures"] if not row["passed"]]
     assert not failed
     routes = {row["route"] for row in results["architectures"]}
