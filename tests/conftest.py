@@ -3,6 +3,7 @@ each is made once per session, in the background, and shared by pytest-xdist's w
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -220,6 +221,15 @@ def pytest_collection_modifyitems(config, items):
     # reader-install tests once kept one worker busy for a minute and a half after the
     # other had finished. The sort is stable: file order is kept otherwise.
     items.sort(key=lambda item: (waits_for(item), short(item)))
+
+
+def pytest_collection_finish(session):
+    """Once the tests are collected (TensorFlow, Keras and every test module imported), what
+    exists is moved out of the collector's reach: Python's automatic full collections, and
+    the tests' gc.collect(), then walk only what the tests make. None of it is garbage:
+    what was, is collected first."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

