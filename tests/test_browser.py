@@ -729,7 +729,6 @@ PLOTS = f"{BENCHMARK_PLOTS}, .jupyter-wrapper .jp-OutputArea-output img"
 PAGES_WITH_PLOTS = {
     "/benchmarks/calls-and-inputs/",
     "/benchmarks/serving-and-memory/",
-    "/guide/serving-many-models/",
     "/notebooks/diagnose-serving-loop/",
     "/notebooks/dynamic-shapes-lab/",
 }
