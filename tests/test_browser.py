@@ -714,18 +714,14 @@ def check_loads_with_a_title_and_accessibly(path: str, page: Page, checked: set[
     assert not violations, f"{path}: accessibility violations:\n" + "\n".join(violations)
 
 
-def wait_until_settled(page: Page) -> None:
-    # The theme fades colours in; measured mid-fade, a tab's text is neither scheme's.
-    page.wait_for_function(
-        "document.getAnimations().every(a => a.playState !== 'running')", timeout=5_000
-    )
-
-
 def switch_to_the_dark_scheme(page: Page) -> None:
     """The system's scheme turned dark, as the site sees it once its colours have settled."""
     page.emulate_media(color_scheme="dark")
     page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'", timeout=5_000)
-    wait_until_settled(page)
+    # The theme fades colours in; measured mid-fade, a tab's text is neither scheme's.
+    page.wait_for_function(
+        "document.getAnimations().every(a => a.playState !== 'running')", timeout=5_000
+    )
 
 
 def check_accessible_in_the_dark_scheme(path: str, page: Page, checked: set[str]) -> None:
