@@ -5,7 +5,7 @@ SITE_DIR ?= site
 # Material 9.8 prints an end-of-life banner on every build; it is not a build warning.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: help env docs-env serve build test test-scheduled test-page lint bench bench-quick matrix clean
+.PHONY: help env docs-env serve build test test-scheduled test-pages-on-schedule test-page lint bench bench-quick matrix clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,7 +28,7 @@ serve: docs-env  ## build the site strictly and serve it on http://127.0.0.1:800
 build: docs-env  ## build the static site into ./site with --strict
 	@$(PY) -m verification.site_build build --site-dir $(SITE_DIR)
 
-test: env  ## run the whole test suite (executes every code block on the site)
+test: env  ## run the test suite (executes the code blocks of every page but PAGES_ON_SCHEDULE's)
 	@.ci/ensure-chromium
 	@echo ">> running the test suite"
 	$(PY) -m pytest
@@ -36,6 +36,14 @@ test: env  ## run the whole test suite (executes every code block on the site)
 test-scheduled: env  ## the checks too long for make test (weekly in CI): reader installs, the whole explainer corpus, every generated page in the browser
 	@.ci/ensure-chromium
 	$(PY) -m pytest -m scheduled $(PYTEST_ARGS)
+
+# The pages whose runs start processes of their own (PAGES_ON_SCHEDULE in tests/conftest.py),
+# left out of make test: their blocks, rendered blocks and environment, as test-page checks them.
+PAGES_ON_SCHEDULE_TESTS := tests/test_docs_blocks.py \
+	tests/test_site_build.py::test_every_rendered_python_block_was_executed \
+	tests/test_fresh_install.py::test_every_page_ran_in_the_reader_environment
+test-pages-on-schedule: env  ## run the pages left out of make test (a Ray cluster, fresh interpreters)
+	$(PY) -m pytest -m scheduled $(PAGES_ON_SCHEDULE_TESTS)
 
 # The checks about one page: its blocks run as a reader would with their shown output, its
 # continuation labels and verified-versions note, the guide's lint expectations, and the

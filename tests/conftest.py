@@ -39,6 +39,19 @@ def pytest_addoption(parser):
     )
 
 
+# Pages whose blocks start processes of their own that import TensorFlow: about as much CPU
+# as a dozen other pages each, too much for make test's five minutes. Their tests (blocks
+# and rendering) are marked scheduled, so they run in the Scheduled checks, in the pull
+# request job that runs these pages (.github/workflows/checks.yml), and in make test-page
+# when the page is chosen; tests/test_pages_on_schedule.py keeps the reasons true.
+PAGES_ON_SCHEDULE = {
+    "docs/guide/xla.md": "seven fresh interpreters, each importing TensorFlow with its own "
+    "XLA flags (about 25 CPU-seconds)",
+    "docs/guide/serving-on-ray.md": "a local Ray cluster and its Serve replicas, each replica "
+    "importing TensorFlow (about 40 CPU-seconds)",
+}
+
+
 def _chosen_pages(config) -> list[Path]:
     """The pages given with --page (checked to exist), or every page of the site."""
     chosen = [(ROOT / name).resolve() for name in config.getoption("page")]
@@ -81,6 +94,10 @@ def shared_folder(name: str) -> Path:
     return Path(os.environ[SHARED_FOLDER_VARIABLE]) / name
 
 
+# The pages the selected tests read runs of, set once collection is done.
+PAGES_TO_RUN = pytest.StashKey[list]()
+
+
 class PageRuns:
     """Every page of the site, run once each in a reader's environment (the locked
     third-party packages and the wheel, no repository folder: verification.harness.reader_pages),
@@ -108,8 +125,13 @@ class PageRuns:
         self.start()
         return self._job.wait_for(path, PAGE_TIMEOUT_SECONDS)
 
+    @property
+    def pages(self) -> list[Path]:
+        return list(self._pages)
+
     def results(self, page: Path) -> dict:
         if page not in self._pages:
+            assert page not in documented_pages(), f"{page}: not among this session's page runs"
             return run_page_in_subprocess(page)
         out = self._wait_for(results_file(self._workdir, self._pages.index(page)))
         return json.loads(out.read_text(encoding="utf-8"))
@@ -125,7 +147,7 @@ class PageRuns:
 
 @pytest.fixture(scope="session")
 def page_runs(request):
-    return PageRuns.shared(_chosen_pages(request.config))
+    return PageRuns.shared(request.config.stash[PAGES_TO_RUN])
 
 
 class SiteBuild:
@@ -180,22 +202,32 @@ def _start_slow_work_early(request):
         request.getfixturevalue("page_runs").start()
 
 
-def _about_another_page(item, pages: set[str], chosen: set[str]) -> bool:
-    """A test parametrized by a page (its id names one of ``pages``, ``docs/....md`` or
-    ``README.md``) that is not one of the ``chosen`` pages."""
+def _pages_named(item, pages: set[str]) -> set[str]:
+    """The ``pages`` (``docs/....md`` or ``README.md``) a test is parametrized by: those its
+    id names."""
     callspec = getattr(item, "callspec", None)
     if callspec is None:
-        return False
-    about = {
-        name for name in pages if re.search(rf"(?<![\w/.]){re.escape(name)}(?![\w/])", callspec.id)
-    }
+        return set()
+    return {name for name in _PAGE_NAME.findall(callspec.id) if name in pages}
+
+
+# A page's name in a test id: docs/....md or README.md, not part of a longer path.
+_PAGE_NAME = re.compile(r"(?<![\w/.])((?:docs/[\w./-]+?|README)\.md)(?![\w/])")
+
+
+def _about_another_page(item, pages: set[str], chosen: set[str]) -> bool:
+    """A test parametrized by one of ``pages`` that is not one of the ``chosen`` pages."""
+    about = _pages_named(item, pages)
     return bool(about) and not about & chosen
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m reads the scheduled marks added here
 def pytest_collection_modifyitems(config, items):
-    """With --page, drop the tests about other pages. Then run the tests that wait for
-    background work (the site build, then the page runs) last, so that the in-process tests
-    run while the pages execute and the site builds; the slow tests first within each group.
+    """With --page, drop the tests about other pages. The tests about a page on the schedule
+    (PAGES_ON_SCHEDULE) are marked scheduled, unless --page chose it. Then run the tests
+    that wait for background work (the site build, then the page runs) last, so that the
+    in-process tests run while the pages execute and the site builds; the slow tests first
+    within each group.
 
     The site's tests come before the page runs' because the site is built first: a browser
     test waits on the browser between its steps, and the page runs, still going, use what
@@ -206,6 +238,13 @@ def pytest_collection_modifyitems(config, items):
         dropped = [item for item in items if _about_another_page(item, pages, chosen)]
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item not in dropped]
+    chosen = {relative_name(page) for page in _chosen_pages(config)}
+    on_schedule = (
+        set(PAGES_ON_SCHEDULE) - chosen if config.getoption("page") else set(PAGES_ON_SCHEDULE)
+    )
+    for item in items:
+        if "page_runs" in item.fixturenames and _pages_named(item, on_schedule):
+            item.add_marker(pytest.mark.scheduled)
 
     def waits_for(item) -> int:
         names = set(getattr(item, "fixturenames", ()))
@@ -224,10 +263,23 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_collection_finish(session):
-    """Once the tests are collected (TensorFlow, Keras and every test module imported), what
+    """The pages to run are those the selected tests are about (every page's blocks and
+    rendering are tests about it); the tests that need only the reader environment then
+    run no page of their own choosing.
+
+    Then, with the tests collected (TensorFlow, Keras and every test module imported), what
     exists is moved out of the collector's reach: Python's automatic full collections, and
     the tests' gc.collect(), then walk only what the tests make. None of it is garbage:
     what was, is collected first."""
+    names = {relative_name(page): page for page in _chosen_pages(session.config)}
+    named = set().union(
+        *(
+            _pages_named(item, set(names))
+            for item in session.items
+            if "page_runs" in item.fixturenames
+        )
+    )
+    session.config.stash[PAGES_TO_RUN] = [page for name, page in names.items() if name in named]
     gc.collect()
     gc.freeze()
 

@@ -9,7 +9,9 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from verification.harness.codeblocks import ROOT, documented_pages
+import pytest
+
+from verification.harness.codeblocks import ROOT, documented_pages, relative_name
 
 
 def _sha256(path: Path) -> str:
@@ -23,11 +25,10 @@ def test_the_pages_ran_with_the_wheel_the_site_publishes(page_runs, built_site):
     assert _sha256(installed) == _sha256(published)
 
 
-def test_every_page_ran_in_the_reader_environment(page_runs):
-    environment = str(page_runs.reader_python().parent.parent)
-    for page in documented_pages():
-        run = page_runs.results(page)
-        assert run["error"] or run["environment"] == environment, page
+@pytest.mark.parametrize("page", documented_pages(), ids=relative_name)
+def test_every_page_ran_in_the_reader_environment(page, page_runs):
+    run = page_runs.results(page)
+    assert run["error"] or run["environment"] == str(page_runs.reader_python().parent.parent)
 
 
 def test_the_reader_environment_cannot_see_the_repository(page_runs, tmp_path):

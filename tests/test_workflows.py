@@ -437,12 +437,17 @@ def test_pages_deploys_only_from_main():
 
 def test_checks_run_the_readme_test_command_once_and_upload_the_site_it_built():
     """The README's test command runs ruff, the strict build and the link check; the
-    checks run it once, repeat none of it, and upload the site the suite built."""
+    checks run it once, repeat none of it, and upload the site the suite built. Beside it,
+    one job runs the pages left out of make test (tests/test_pages_on_schedule.py)."""
     workflow = load(GITHUB / "workflows" / "checks.yml")
     assert set(workflow["on"]) == {"pull_request", "push"}
-    steps = [step for _, step in all_steps(workflow)]
+    by_job = {
+        name: [step["run"] for step in job["steps"] if "run" in step]
+        for name, job in workflow["jobs"].items()
+    }
+    assert by_job == {"test": [".ci/run"], "pages-on-schedule": ["make test-pages-on-schedule"]}
+    steps = workflow["jobs"]["test"]["steps"]
     runs = [step for step in steps if "run" in step]
-    assert [step["run"] for step in runs] == [".ci/run"]
     assert "make test" in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
     suite = {
         "tests/test_lint.py": "def test_ruff_check_passes(",
