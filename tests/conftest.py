@@ -99,9 +99,10 @@ PAGES_TO_RUN = pytest.StashKey[list]()
 
 
 class PageRuns:
-    """Every page of the site, run once each in a reader's environment (the locked
-    third-party packages and the wheel, no repository folder: verification.harness.reader_pages),
-    by one background job that the first worker to need it starts.
+    """The pages the selected tests are about (PAGES_TO_RUN: in make test, every page but
+    PAGES_ON_SCHEDULE), run once each in a reader's environment (the locked third-party
+    packages and the wheel, no repository folder: verification.harness.reader_pages), by
+    one background job that the first worker to need it starts.
 
     A page outside the site (a test's temporary page) runs in a plain fresh interpreter.
     """
