@@ -1412,3 +1412,20 @@ def test_a_helper_with_its_own_loop_called_in_a_loop_is_found_at_its_predict():
     )
     assert fitted != helper
     assert rules_found(fitted) == []
+
+
+def test_a_window_to_the_end_of_an_array_the_loop_grows_is_not_tfl011():
+    """A forecast appends one step per iteration and predicts from ``X[:, step:]``: the
+    window keeps its width (handson-ml2's notebook 15). Near misses: the same slice of an
+    array the loop keeps narrows, and ``X[:, -step:]`` of the growing one widens."""
+    source = """
+    model = keras.models.load_model("m.keras")
+    X = np.ones([1, 50, 1])
+    for step in range(1, 10):
+        y = model.predict(X[:, {window}], verbose=0)
+        {grow}
+    """
+    grows = "X = np.concatenate([X, y[:, None, :]], axis=1)"
+    assert rules_found(source.format(window="step:", grow=grows)) == ["TFL004"]
+    assert rules_found(source.format(window="step:", grow="print(y)")) == ["TFL004", "TFL011"]
+    assert rules_found(source.format(window="-step:", grow=grows)) == ["TFL004", "TFL011"]

@@ -107,7 +107,8 @@ def _varying_dimension(facts, argument: ast.AST, ctx: Context, varying) -> str |
             ] + [k.value for k in value.keywords if k.arg in keywords]
             found = _reads_varying(dimensions, varying)
         elif isinstance(value, ast.Subscript):
-            found = _varying_slice_width(value.slice, varying)
+            regrown = _rebound_in_the_loop(facts, value.value, ctx)
+            found = _varying_slice_width(value.slice, varying, regrown)
         else:
             continue
         if found is not None:
@@ -130,18 +131,32 @@ def _unwrapped(facts: ModuleFacts, value: ast.AST) -> ast.AST:
     return value
 
 
-def _varying_slice_width(index: ast.AST, varying) -> str | None:
+def _rebound_in_the_loop(facts: ModuleFacts, array: ast.AST, ctx: Context) -> bool:
+    """``X = np.concatenate([X, y])`` in the loop: the array's own length changes there."""
+    return isinstance(array, ast.Name) and bool(facts.bound_in_the_same_loop(array.id, ctx))
+
+
+def _varying_slice_width(index: ast.AST, varying, regrown: bool = False) -> str | None:
     """``x[:n]`` or ``x[n:]``: the width follows ``n``. With both bounds varying
-    (``x[i * k : (i + 1) * k]``) the width may well be constant: left alone."""
+    (``x[i * k : (i + 1) * k]``) the width may well be constant: left alone. So is
+    ``x[n:]`` on an array the loop rebinds (``regrown``): a forecast that appends one
+    step per iteration and reads ``X[:, step:]`` keeps a window of one width."""
     slices = index.elts if isinstance(index, ast.Tuple) else [index]
     for part in slices:
         if not isinstance(part, ast.Slice):
             continue
         lower = _reads_varying([part.lower], varying) if part.lower is not None else None
         upper = _reads_varying([part.upper], varying) if part.upper is not None else None
+        if regrown and part.upper is None and not _negative(part.lower):
+            continue  # to the end of an array that grows: the width may well be constant
         if (lower is None) != (upper is None):
             return lower or upper
     return None
+
+
+def _negative(bound: ast.AST | None) -> bool:
+    """``x[-n:]``: the last ``n`` items, whatever the array's length."""
+    return isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub)
 
 
 def _reads_varying(nodes: list[ast.AST], varying) -> str | None:
