@@ -1429,3 +1429,20 @@ def test_a_window_to_the_end_of_an_array_the_loop_grows_is_not_tfl011():
     assert rules_found(source.format(window="step:", grow=grows)) == ["TFL004"]
     assert rules_found(source.format(window="step:", grow="print(y)")) == ["TFL004", "TFL011"]
     assert rules_found(source.format(window="-step:", grow=grows)) == ["TFL004", "TFL011"]
+
+
+def test_a_name_the_loop_binds_to_a_growing_slice_is_followed_through_conversions():
+    """``window = seq[:, : i + 1]``, then ``np.array(window)[None]`` or
+    ``np.expand_dims(window, 0)``: the name is followed to the slice it is bound to in the
+    loop. Near miss: the loop binds it to a window of one size."""
+    source = """
+    model = keras.models.load_model("m.keras")
+    seq = np.ones([64, 3])
+    for i in range(60):
+        window = seq[{window}]
+        model.predict({argument}, verbose=0)
+    """
+    for argument in ("np.array(window)[None]", "np.expand_dims(window, 0)", "window[None, ...]"):
+        found = rules_found(source.format(window=": i + 1", argument=argument))
+        assert found == ["TFL004", "TFL011"], argument
+        assert rules_found(source.format(window="i : i + 4", argument=argument)) == ["TFL004"]

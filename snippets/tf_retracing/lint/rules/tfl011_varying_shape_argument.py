@@ -41,6 +41,8 @@ _SAME_SHAPE = frozenset(
         "numpy.asarray",
         "numpy.array",
         "numpy.float32",
+        "numpy.expand_dims",
+        "tensorflow.expand_dims",
     }
 )
 # Keras (3 and tf-keras) traces its steps with reduce_retracing=True.
@@ -48,6 +50,8 @@ _KERAS_COST = (
     "Keras traces its step with reduce_retracing=True, so the second shape traces it "
     "once more with that dimension None, and later shapes of the same rank reuse that trace"
 )
+# How many names bound in the loop an argument is followed through (``x = x[None]``).
+_FOLLOWED = 3
 _KERAS_STEPS = frozenset({"predict", "predict_on_batch", "train_on_batch", "test_on_batch"})
 
 
@@ -87,48 +91,70 @@ def _target(facts: ModuleFacts, call: ast.Call, ctx: Context) -> str | None:
     return None
 
 
-def _varying_dimension(facts, argument: ast.AST, ctx: Context, varying) -> str | None:
+def _varying_dimension(
+    facts, argument: ast.AST, ctx: Context, varying, depth: int = _FOLLOWED
+) -> str | None:
     """The varying name a shape is built from: ``np.ones([1, i])``, ``x[:i]``, or a name
-    the loop binds to one of those."""
-    values = [argument]
-    if isinstance(argument, ast.Name):
-        values = facts.bound_in_the_same_loop(argument.id, ctx)
-    for value in values:
-        value = _unwrapped(facts, value)
-        shape_arguments = (
-            _SHAPE_ARGUMENTS.get(facts.qualified_name(value.func) or "")
-            if isinstance(value, ast.Call)
-            else None
-        )
-        if shape_arguments is not None:
-            positions, keywords = shape_arguments
-            dimensions = [
-                a for i, a in enumerate(value.args) if positions is None or i in positions
-            ] + [k.value for k in value.keywords if k.arg in keywords]
-            found = _reads_varying(dimensions, varying)
-        elif isinstance(value, ast.Subscript):
-            regrown = _rebound_in_the_loop(facts, value.value, ctx)
-            found = _varying_slice_width(value.slice, varying, regrown)
-        else:
-            continue
-        if found is not None:
-            return found
+    the loop binds to one of those, seen through conversions and added axes
+    (``window = seq[:, :i]``, then ``np.array(window)[None]``)."""
+    value = _unwrapped(facts, argument)
+    if isinstance(value, ast.Name):
+        if depth == 0:
+            return None
+        for bound in facts.bound_in_the_same_loop(value.id, ctx):
+            found = _varying_dimension(facts, bound, ctx, varying, depth - 1)
+            if found is not None:
+                return found
+        return None
+    shape_arguments = (
+        _SHAPE_ARGUMENTS.get(facts.qualified_name(value.func) or "")
+        if isinstance(value, ast.Call)
+        else None
+    )
+    if shape_arguments is not None:
+        positions, keywords = shape_arguments
+        dimensions = [
+            a for i, a in enumerate(value.args) if positions is None or i in positions
+        ] + [k.value for k in value.keywords if k.arg in keywords]
+        return _reads_varying(dimensions, varying)
+    if isinstance(value, ast.Subscript):
+        regrown = _rebound_in_the_loop(facts, value.value, ctx)
+        return _varying_slice_width(value.slice, varying, regrown)
     return None
 
 
 def _unwrapped(facts: ModuleFacts, value: ast.AST) -> ast.AST:
-    """``np.ones([1, n]).astype("float32")`` and ``tf.constant(...)`` have the shape of
-    what they convert."""
+    """``np.ones([1, n]).astype("float32")``, ``tf.constant(...)`` and ``x[None]`` have
+    the varying dimension of what they convert."""
     for _ in range(8):
-        if not isinstance(value, ast.Call):
+        if isinstance(value, ast.Subscript) and _adds_axes(facts, value.slice):
+            value = value.value
+        elif not isinstance(value, ast.Call):
             return value
-        if isinstance(value.func, ast.Attribute) and value.func.attr == "astype":
+        elif isinstance(value.func, ast.Attribute) and value.func.attr == "astype":
             value = value.func.value
         elif facts.qualified_name(value.func) in _SAME_SHAPE and value.args:
             value = value.args[0]
         else:
             return value
     return value
+
+
+def _adds_axes(facts: ModuleFacts, index: ast.AST) -> bool:
+    """``[None]``, ``[np.newaxis, ...]``, ``[None, :]``: new axes, every other one whole."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(_new_axis(facts, part) for part in parts) and all(
+        _new_axis(facts, part)
+        or (isinstance(part, ast.Constant) and part.value is Ellipsis)
+        or (isinstance(part, ast.Slice) and part.lower is part.upper is part.step is None)
+        for part in parts
+    )
+
+
+def _new_axis(facts: ModuleFacts, part: ast.AST) -> bool:
+    return (isinstance(part, ast.Constant) and part.value is None) or (
+        facts.qualified_name(part) in ("numpy.newaxis", "tensorflow.newaxis")
+    )
 
 
 def _rebound_in_the_loop(facts: ModuleFacts, array: ast.AST, ctx: Context) -> bool:
