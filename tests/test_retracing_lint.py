@@ -1446,3 +1446,32 @@ def test_a_name_the_loop_binds_to_a_growing_slice_is_followed_through_conversion
         found = rules_found(source.format(window=": i + 1", argument=argument))
         assert found == ["TFL004", "TFL011"], argument
         assert rules_found(source.format(window="i : i + 4", argument=argument)) == ["TFL004"]
+
+
+SEQUENCE_HELPER = """
+import numpy as np
+
+
+def generate_text(model, length, vocab_size):
+    X = np.zeros((1, length, vocab_size))
+    for i in range(length):
+        ix = np.argmax(model.predict(X[{window}])[0], 1)
+"""
+
+
+def test_a_model_given_a_three_dimensional_input_in_plain_python_is_keras():
+    """A helper module that imports only NumPy, handed its model by another file
+    (text-generator's RNN_utils.py): ``model.predict(X[:, : i + 1, :])``, an input of three
+    dimensions that scikit-learn's estimators refuse, says it is a Keras model. Near
+    misses: a table (two dimensions), and a file that imports scikit-learn."""
+    found = rules_found(SEQUENCE_HELPER.format(window=":, : i + 1, :"), header="")
+    assert found == ["TFL004", "TFL011"]
+    assert rules_found(SEQUENCE_HELPER.format(window=":, : i + 1"), header="") == []
+    sklearn = "from sklearn.svm import SVC\n" + SEQUENCE_HELPER.format(window=":, : i + 1, :")
+    assert rules_found(sklearn, header="") == []
+    assert (
+        rules_found(
+            SEQUENCE_HELPER.format(window="None, : i + 1, :").replace("model", "clf"), header=""
+        )
+        == []
+    )

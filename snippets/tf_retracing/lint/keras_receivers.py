@@ -78,9 +78,42 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
         return True
     if _passed_models(facts, receiver, ctx):
         return True
-    name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
-    if name is None or "model" not in name.lower() or not facts.relevant:
+    if not facts.relevant:
         return False  # a name alone says nothing in a file that shows no TensorFlow or Keras
+    return _named_like_a_model(facts, receiver, ctx)
+
+
+def predicts_like_a_keras_model(facts: ModuleFacts, call: ast.Call, ctx: Context) -> bool:
+    """``receiver.predict(x)`` on a Keras model (``is_keras_model``), or, in a file that
+    shows no TensorFlow or Keras, on a receiver named like a model and given an input of
+    three or more dimensions (``X[:, : i + 1, :]``): scikit-learn's estimators, and the
+    other libraries' whose ``predict`` takes a table, refuse one."""
+    receiver = call.func.value
+    if is_keras_model(facts, receiver, ctx):
+        return True
+    if facts.relevant or not call.args or _least_dimensions(call.args[0]) < 3:
+        return False
+    return _named_like_a_model(facts, receiver, ctx)
+
+
+def _least_dimensions(value: ast.AST) -> int:
+    """How many dimensions ``x[:, : i + 1, :]`` has at least: one per slice or new axis
+    (an integer index drops one; ``...`` may stand for none)."""
+    if not isinstance(value, ast.Subscript):
+        return 0
+    parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    return sum(
+        isinstance(part, ast.Slice) or (isinstance(part, ast.Constant) and part.value is None)
+        for part in parts
+    )
+
+
+def _named_like_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """Named like a model, in a file that uses no other library with ``predict``, defines
+    no such class, and never binds the name to something that is not a Keras model."""
+    name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
+    if name is None or "model" not in name.lower():
+        return False
     if any(facts.imports(other) for other in _OTHER_PREDICTORS) or facts.derived(_own_predictor):
         return False
     if isinstance(receiver, ast.Name):

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.keras_receivers import (
     TRAINING_METHODS,
-    is_keras_model,
     model_construction,
+    predicts_like_a_keras_model,
     trained_in_scope,
 )
 from tf_retracing.lint.rule import Rule
@@ -44,7 +44,7 @@ def _predicts(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
     if _own_predict(facts, receiver, ctx) is not None:
         return False  # the file's class overrides predict: its body decides (followed)
     return (
-        is_keras_model(facts, receiver, ctx)
+        predicts_like_a_keras_model(facts, call, ctx)
         and model_construction(facts, receiver, ctx) is None
         and not trained_in_scope(facts, receiver, ctx)
     )

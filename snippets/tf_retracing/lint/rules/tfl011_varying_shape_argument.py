@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.keras_receivers import is_keras_model
+from tf_retracing.lint.keras_receivers import predicts_like_a_keras_model
 from tf_retracing.lint.rule import Rule
 from tf_retracing.lint.syntax import walk
 from tf_retracing.lint.varying import varying_values
@@ -85,7 +85,7 @@ def _target(facts: ModuleFacts, call: ast.Call, ctx: Context) -> str | None:
     if (
         isinstance(func, ast.Attribute)
         and func.attr in _KERAS_STEPS
-        and is_keras_model(facts, func.value, ctx)
+        and predicts_like_a_keras_model(facts, call, ctx)
     ):
         return f"model.{func.attr}"
     return None
