@@ -1475,3 +1475,21 @@ def test_a_model_given_a_three_dimensional_input_in_plain_python_is_keras():
         )
         == []
     )
+
+
+def test_an_unpickled_model_is_not_taken_for_a_keras_model():
+    """``pickle.load`` and ``joblib.load`` are how scikit-learn's estimators are saved: a
+    name like ``model`` bound to one is left alone, in a file that imports Keras too. The
+    same name loaded by Keras (the positive) is a model."""
+    source = """
+    import pickle
+
+    import joblib
+
+    model = {load}
+    for x in batches:
+        model.predict(x)
+    """
+    assert rules_found(source.format(load="pickle.load(open('model.pkl', 'rb'))")) == []
+    assert rules_found(source.format(load="joblib.load('model.joblib')")) == []
+    assert rules_found(source.format(load="keras.models.load_model('m.keras')")) == ["TFL004"]
