@@ -1493,3 +1493,27 @@ def test_an_unpickled_model_is_not_taken_for_a_keras_model():
     assert rules_found(source.format(load="pickle.load(open('model.pkl', 'rb'))")) == []
     assert rules_found(source.format(load="joblib.load('model.joblib')")) == []
     assert rules_found(source.format(load="keras.models.load_model('m.keras')")) == ["TFL004"]
+
+
+def test_a_tf_function_made_while_another_traces_is_not_tfl001():
+    """covid19uk's _slow_adapt_window: a @tf.function run per window defines and calls an
+    inner one; its body runs once per trace, not per call (the retrace per window is the
+    outer function's, TFL003). Positive: the same helper as plain Python makes one per
+    call."""
+    source = """
+    {decorator}
+    def window(x, n):
+        @tf.function
+        def sample(y):
+            return y * n
+
+        return sample(x)
+
+
+    for n in range(3):
+        window(tf.ones([2]), {argument})
+    """
+    plain = source.format(decorator="", argument="tf.constant(n)")
+    assert rules_found(plain) == ["TFL001"]
+    assert rules_found(source.format(decorator="@tf.function", argument="tf.constant(n)")) == []
+    assert rules_found(source.format(decorator="@tf.function", argument="n")) == ["TFL003"]
