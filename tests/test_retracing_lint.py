@@ -1517,3 +1517,68 @@ def test_a_tf_function_made_while_another_traces_is_not_tfl001():
     assert rules_found(plain) == ["TFL001"]
     assert rules_found(source.format(decorator="@tf.function", argument="tf.constant(n)")) == []
     assert rules_found(source.format(decorator="@tf.function", argument="n")) == ["TFL003"]
+
+
+MODEL_ALIASES = """
+model = keras.models.load_model("a.keras")
+models = {"a": keras.models.load_model("a.keras")}
+nets = [keras.models.load_model(path) for path in paths]
+
+
+class Scorer:
+    def __init__(self):
+        self.net = keras.models.load_model("m.keras")
+
+    def run(self, batches):
+        for batch in batches:
+            net = self.net
+            net.predict(batch)
+"""
+
+
+def test_a_name_the_loop_binds_to_a_model_held_elsewhere_is_that_model():
+    """``net = self.net``, ``m = models["a"]``, ``m = a if c else b`` in the loop, or the
+    models of a list cycled per batch: each predicts with one model on every iteration."""
+    loops = """
+    for batch in batches:
+        m = model
+        m.predict(batch)
+    for batch in batches:
+        m = models["a"]
+        m.predict(batch)
+    for batch in batches:
+        for net in nets:
+            net.predict(batch)
+    for batch in batches:
+        chosen = model if fast else models["a"]
+        chosen.predict(batch)
+    """
+    findings = lint_source(HEADER + MODEL_ALIASES + textwrap.dedent(loops))
+    assert [(f.rule, f.line) for f in findings] == [
+        ("TFL004", 18),  # Scorer.run
+        ("TFL004", 22),
+        ("TFL004", 25),
+        ("TFL004", 28),
+        ("TFL004", 31),
+    ]
+
+
+def test_a_name_for_a_different_model_each_iteration_or_trained_is_left_alone():
+    """Near misses: a loop over the models themselves, or an item the loop picks, predicts
+    once with each model; a name for a model the loop fits; another library's estimator."""
+    loops = """
+    for net in nets:
+        net.predict(x_test)
+    for key in keys:
+        picked = models[key]
+        picked.predict(x_test)
+    for epoch in range(10):
+        model.fit(x, y)
+        same = model
+        same.predict(x)
+    """
+    findings = lint_source(HEADER + MODEL_ALIASES + textwrap.dedent(loops))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 18)]  # Scorer.run's own
+    sklearn = "from sklearn.linear_model import Ridge\nclf = Ridge()\n"
+    alias = "for b in batches:\n    m = clf\n    m.predict(b)\n"
+    assert rules_found(sklearn + alias, header="import keras\n") == []

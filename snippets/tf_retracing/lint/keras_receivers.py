@@ -8,6 +8,7 @@ import re
 
 from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
+from tf_retracing.lint.model_aliases import alias_sources, aliases_models
 
 PREDICT_METHODS = frozenset({"predict", "predict_on_batch"})
 # What a model built anew is used for, each use tracing its own function.
@@ -53,12 +54,13 @@ def trained_in_scope(
 ) -> bool:
     """``receiver.fit(...)`` (or another of ``methods``) where ``ctx`` runs: in the loop
     around it (compiling once before the loop does not count), else in its function."""
-    text = ast.unparse(receiver)
+    # ``m = model`` in the loop: fitting ``model`` trains what ``m`` predicts with
+    texts = {ast.unparse(r) for r in [receiver, *(alias_sources(facts, receiver, ctx) or [])]}
     outer = ctx.loops[0] if ctx.loops else None
     return any(
         isinstance(call.func, ast.Attribute)
         and call.func.attr in methods
-        and ast.unparse(call.func.value) == text
+        and ast.unparse(call.func.value) in texts
         and (outer is None or outer in facts.context(call).loops)
         for call in ctx.scope.calls
     )
@@ -77,6 +79,8 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
     if _used_as_a_model(facts, receiver, ctx) or _bound_to_built_models(facts, receiver, ctx):
         return True
     if _passed_models(facts, receiver, ctx):
+        return True
+    if aliases_models(facts, receiver, ctx, is_keras_model):
         return True
     if not facts.relevant:
         return False  # a name alone says nothing in a file that shows no TensorFlow or Keras
