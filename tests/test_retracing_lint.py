@@ -1582,3 +1582,26 @@ def test_a_name_for_a_different_model_each_iteration_or_trained_is_left_alone():
     sklearn = "from sklearn.linear_model import Ridge\nclf = Ridge()\n"
     alias = "for b in batches:\n    m = clf\n    m.predict(b)\n"
     assert rules_found(sklearn + alias, header="import keras\n") == []
+
+
+def test_a_name_bound_to_a_list_of_numbers_gives_varying_items():
+    """``sizes = [8, 16, 32]`` then ``for size in sizes``, and ``[1] + list(range(1, 10))``
+    (TensorFlow issue 30430's batch sizes): each item is a new number, a new shape. Near
+    misses: a name bound to a list of flags, and one bound twice."""
+    source = """
+    @tf.function
+    def total(x, value):
+        return tf.reduce_sum(x)
+
+
+    {binding}
+    for size in sizes:
+        total(tf.ones([size]), size)
+    """
+    assert rules_found(source.format(binding="sizes = [8, 16, 32]")) == ["TFL011", "TFL003"]
+    computed = source.format(binding="sizes = [1] + list(range(1, 10))")
+    assert rules_found(computed) == ["TFL011", "TFL003"]
+    flags = source.replace("tf.ones([size])", "x").format(binding="sizes = [True, False]")
+    assert rules_found(flags) == []
+    twice = source.format(binding="sizes = [8, 16]\n    if small:\n        sizes = read_sizes()")
+    assert rules_found(twice) == []
