@@ -1582,6 +1582,9 @@ def test_a_name_for_a_different_model_each_iteration_or_trained_is_left_alone():
     sklearn = "from sklearn.linear_model import Ridge\nclf = Ridge()\n"
     alias = "for b in batches:\n    m = clf\n    m.predict(b)\n"
     assert rules_found(sklearn + alias, header="import keras\n") == []
+    # a name for a model made anew in the same loop: TFL002's hazard, not TFL004's
+    made = "for path in paths:\n    m = keras.models.load_model(path)\n    net = m\n    net.predict(x)\n"
+    assert "TFL004" not in rules_found(made)
 
 
 def test_a_name_bound_to_a_list_of_numbers_gives_varying_items():
