@@ -1583,7 +1583,8 @@ def test_a_name_for_a_different_model_each_iteration_or_trained_is_left_alone():
     alias = "for b in batches:\n    m = clf\n    m.predict(b)\n"
     assert rules_found(sklearn + alias, header="import keras\n") == []
     # a name for a model made anew in the same loop: TFL002's hazard, not TFL004's
-    made = "for path in paths:\n    m = keras.models.load_model(path)\n    net = m\n    net.predict(x)\n"
+    made = "for path in paths:\n    m = keras.models.load_model(path)\n    net = m\n"
+    made += "    net.predict(x)\n"
     assert "TFL004" not in rules_found(made)
 
 
