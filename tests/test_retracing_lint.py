@@ -1477,6 +1477,30 @@ def test_a_model_given_a_three_dimensional_input_in_plain_python_is_keras():
     )
 
 
+TEXT_SAMPLER = """
+import numpy as np
+
+
+def generate(model, sentence, chars, maxlen):
+    for i in range(400):
+        x_pred = {made}
+        for t, char in enumerate(sentence):
+            x_pred[0, t, chars.index(char)] = 1.0
+        preds = model.predict(x_pred, verbose=0)[0]
+        sentence = sentence[1:] + chars[int(np.argmax(preds))]
+"""
+
+
+def test_a_model_given_an_array_made_with_three_dimensions_in_plain_python_is_keras():
+    """Keras's text-generation example as a helper module: ``x_pred = np.zeros((1, maxlen,
+    len(chars)))``, or a ``reshape`` to three dimensions, given to the model's predict.
+    Near misses: two dimensions, and a shape the source does not show."""
+    for made in ("np.zeros((1, maxlen, len(chars)))", "encode(sentence).reshape(1, maxlen, -1)"):
+        assert rules_found(TEXT_SAMPLER.format(made=made), header="") == ["TFL004"], made
+    for made in ("np.zeros((maxlen, len(chars)))", "np.zeros(shape)", "encode(sentence)"):
+        assert rules_found(TEXT_SAMPLER.format(made=made), header="") == [], made
+
+
 def test_an_unpickled_model_is_not_taken_for_a_keras_model():
     """``pickle.load`` and ``joblib.load`` are how scikit-learn's estimators are saved: a
     name like ``model`` bound to one is left alone, in a file that imports Keras too. The

@@ -90,26 +90,49 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
 def predicts_like_a_keras_model(facts: ModuleFacts, call: ast.Call, ctx: Context) -> bool:
     """``receiver.predict(x)`` on a Keras model (``is_keras_model``), or, in a file that
     shows no TensorFlow or Keras, on a receiver named like a model and given an input of
-    three or more dimensions (``X[:, : i + 1, :]``): scikit-learn's estimators, and the
-    other libraries' whose ``predict`` takes a table, refuse one."""
+    three or more dimensions (``X[:, : i + 1, :]``, ``np.zeros((1, maxlen, chars))``):
+    scikit-learn's estimators, and the other libraries' that predict from a table, refuse
+    one."""
     receiver = call.func.value
     if is_keras_model(facts, receiver, ctx):
         return True
-    if facts.relevant or not call.args or _least_dimensions(call.args[0]) < 3:
+    if facts.relevant or not call.args or _least_dimensions(facts, call.args[0], ctx) < 3:
         return False
     return _named_like_a_model(facts, receiver, ctx)
 
 
-def _least_dimensions(value: ast.AST) -> int:
-    """How many dimensions ``x[:, : i + 1, :]`` has at least: one per slice or new axis
-    (an integer index drops one; ``...`` may stand for none)."""
-    if not isinstance(value, ast.Subscript):
+# NumPy's constructors whose first argument is the shape.
+_SHAPED = frozenset(f"numpy.{n}" for n in ("zeros", "ones", "empty", "full"))
+
+
+def _least_dimensions(facts: ModuleFacts, value: ast.AST, ctx: Context, depth: int = 2) -> int:
+    """How many dimensions an array has at least, as the source shows: one per slice or new
+    axis of ``x[:, : i + 1, :]`` (an integer index drops one, ``...`` may stand for none),
+    the shape given to ``np.zeros`` or ``reshape``, or the least of what a name is bound
+    to. 0 when unknown."""
+    if isinstance(value, ast.Name):
+        values = facts.values_of(value.id, ctx) if depth else []
+        found = [_least_dimensions(facts, v, ctx, depth - 1) for v in values]
+        return min(found, default=0)
+    if isinstance(value, ast.Subscript):
+        parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+        return sum(
+            isinstance(part, ast.Slice) or (isinstance(part, ast.Constant) and part.value is None)
+            for part in parts
+        )
+    if not isinstance(value, ast.Call):
         return 0
-    parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
-    return sum(
-        isinstance(part, ast.Slice) or (isinstance(part, ast.Constant) and part.value is None)
-        for part in parts
-    )
+    if facts.qualified_name(value.func) in _SHAPED and value.args:
+        return _shape_length(value.args[0])
+    if getattr(value.func, "attr", None) == "reshape":
+        shape = value.args[1:] if facts.qualified_name(value.func) == "numpy.reshape" else None
+        shape = value.args if shape is None else shape
+        return _shape_length(shape[0]) if len(shape) == 1 else len(shape)
+    return 0
+
+
+def _shape_length(shape: ast.AST) -> int:
+    return len(shape.elts) if isinstance(shape, ast.Tuple | ast.List) else 0
 
 
 def _named_like_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
