@@ -1587,6 +1587,18 @@ def test_a_name_the_loop_binds_to_a_model_held_elsewhere_is_that_model():
     ]
 
 
+def test_the_models_of_a_dict_cycled_per_batch_are_followed():
+    """``for name, net in models.items()`` (or ``models.values()``) in the loop over
+    batches: each model of the dict predicts once per batch. Near miss: the loop over the
+    dict alone predicts once with each."""
+    head = 'models = {"a": keras.models.load_model("a.keras")}\n'
+    for loop in ("for name, net in models.items():", "for net in models.values():"):
+        per_batch = f"for batch in batches:\n    {loop}\n        net.predict(batch)\n"
+        assert rules_found(head + per_batch) == ["TFL004"], loop
+        once = f"{loop}\n    net.predict(x_test)\n"
+        assert rules_found(head + once) == [], loop
+
+
 def test_a_name_for_a_different_model_each_iteration_or_trained_is_left_alone():
     """Near misses: a loop over the models themselves, or an item the loop picks, predicts
     once with each model; a name for a model the loop fits; another library's estimator."""

@@ -24,6 +24,8 @@ def alias_sources(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> list[a
         return None
     sources = []
     for value in facts.values_of(receiver.id, ctx):
+        if isinstance(value, ast.Tuple) and isinstance(facts.parent(value), ast.For):
+            value = facts.parent(value)  # ``for key, net in models.items()``
         parts = _parts(value, receiver.id)
         if parts is None:
             return None
@@ -35,11 +37,36 @@ def _parts(value: ast.AST, name: str) -> list[ast.AST] | None:
     if isinstance(value, ast.IfExp):
         body, orelse = _parts(value.body, name), _parts(value.orelse, name)
         return None if body is None or orelse is None else body + orelse
-    if isinstance(value, ast.For) and isinstance(value.target, ast.Name):
-        return [value] if value.target.id == name else None
+    if isinstance(value, ast.For):
+        return [value] if _loop_item(value, name) else None
     if isinstance(value, ast.Name | ast.Attribute | ast.Subscript):
         return [value]
     return None
+
+
+def _loop_item(loop: ast.For, name: str) -> bool:
+    """``for net in nets``, ``for net in models.values()``, ``for key, net in
+    models.items()``: the loop binds ``name`` to the container's items."""
+    target = loop.target
+    if isinstance(target, ast.Name):
+        return target.id == name
+    return (
+        _method(loop.iter) == "items"
+        and isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+        and isinstance(target.elts[1], ast.Name)
+        and target.elts[1].id == name
+    )
+
+
+def _method(node: ast.AST) -> str | None:
+    func = node.func if isinstance(node, ast.Call) and not node.args else None
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _container(iterable: ast.AST) -> ast.AST:
+    """``models.values()`` and ``models.items()`` go over ``models``."""
+    return iterable.func.value if _method(iterable) in ("values", "items") else iterable
 
 
 def aliases_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context, is_model: IsModel) -> bool:
@@ -67,7 +94,7 @@ def _is_model(facts: ModuleFacts, source: ast.AST, ctx: Context, is_model: IsMod
     source_ctx = facts.contexts.get(id(source), ctx)
     if isinstance(source, ast.For):
         repeated = any(loop is not source for loop in ctx.loops)
-        return repeated and _holds_models(facts, source.iter, source_ctx)
+        return repeated and _holds_models(facts, _container(source.iter), source_ctx)
     if isinstance(source, ast.Subscript):
         picked = any(
             isinstance(n, ast.Name) and _bound_per_iteration(facts, n.id, ctx)
