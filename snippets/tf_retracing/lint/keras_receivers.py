@@ -67,9 +67,10 @@ def trained_in_scope(
 
 
 def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
-    """Built by Keras in this file, Keras's ``self.model`` in a callback, or named like a
-    model in a file that uses no other library with ``predict`` and never binds the name
-    to something that is not a Keras model."""
+    """Built by Keras in this file, Keras's ``self.model`` in a callback, a name that only
+    stands for such a model (``net = self.net``), or named like a model in a file that uses
+    no other library with ``predict`` and never binds the name to something that is not a
+    Keras model."""
     if facts.builds_model(receiver, ctx):
         return True
     if _callback_model(facts, receiver, ctx):
