@@ -1486,7 +1486,7 @@ def generate(model, sentence, chars, maxlen):
         x_pred = {made}
         for t, char in enumerate(sentence):
             x_pred[0, t, chars.index(char)] = 1.0
-        preds = model.predict(x_pred, verbose=0)[0]
+        preds = model.predict(x_pred)[0]
         sentence = sentence[1:] + chars[int(np.argmax(preds))]
 """
 
@@ -1499,6 +1499,22 @@ def test_a_model_given_an_array_made_with_three_dimensions_in_plain_python_is_ke
         assert rules_found(TEXT_SAMPLER.format(made=made), header="") == ["TFL004"], made
     for made in ("np.zeros((maxlen, len(chars)))", "np.zeros(shape)", "encode(sentence)"):
         assert rules_found(TEXT_SAMPLER.format(made=made), header="") == [], made
+
+
+def test_keras_options_of_predict_in_plain_python_say_keras():
+    """``model.predict(x, verbose=0)`` or ``batch_size=1`` in a helper module that imports
+    nothing of Keras: options scikit-learn's predict does not take. Near misses: a plain
+    ``predict(x)``, and the same options on a name unlike a model."""
+    source = """
+    def generate(model, seed, n):
+        for _ in range(n):
+            seed = seed + decode({receiver}.predict(encode(seed){options}))
+    """
+    for options in (", verbose=0", ", batch_size=1"):
+        found = rules_found(source.format(receiver="model", options=options), header="")
+        assert found == ["TFL004"], options
+    assert rules_found(source.format(receiver="model", options=""), header="") == []
+    assert rules_found(source.format(receiver="scorer", options=", verbose=0"), header="") == []
 
 
 def test_an_unpickled_model_is_not_taken_for_a_keras_model():

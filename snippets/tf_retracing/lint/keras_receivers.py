@@ -91,15 +91,21 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
 def predicts_like_a_keras_model(facts: ModuleFacts, call: ast.Call, ctx: Context) -> bool:
     """``receiver.predict(x)`` on a Keras model (``is_keras_model``), or, in a file that
     shows no TensorFlow or Keras, on a receiver named like a model and given an input of
-    three or more dimensions (``X[:, : i + 1, :]``, ``np.zeros((1, maxlen, chars))``):
-    scikit-learn's estimators, and the other libraries' that predict from a table, refuse
-    one."""
+    three or more dimensions (``X[:, : i + 1, :]``, ``np.zeros((1, maxlen, chars))``) or
+    Keras's own options (``verbose=0``, ``batch_size=32``): scikit-learn's estimators, and
+    the other libraries' that predict from a table, take neither."""
     receiver = call.func.value
     if is_keras_model(facts, receiver, ctx):
         return True
-    if facts.relevant or not call.args or _least_dimensions(facts, call.args[0], ctx) < 3:
+    if facts.relevant:
         return False
-    return _named_like_a_model(facts, receiver, ctx)
+    keras_options = any(k.arg in _KERAS_PREDICT_OPTIONS for k in call.keywords)
+    deep = bool(call.args) and _least_dimensions(facts, call.args[0], ctx) >= 3
+    return (keras_options or deep) and _named_like_a_model(facts, receiver, ctx)
+
+
+# Options of Keras's predict that scikit-learn's (and XGBoost's, LightGBM's) do not take.
+_KERAS_PREDICT_OPTIONS = frozenset({"batch_size", "verbose"})
 
 
 # NumPy's constructors whose first argument is the shape.
