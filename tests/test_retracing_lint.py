@@ -1412,3 +1412,252 @@ def test_a_helper_with_its_own_loop_called_in_a_loop_is_found_at_its_predict():
     )
     assert fitted != helper
     assert rules_found(fitted) == []
+
+
+def test_a_window_to_the_end_of_an_array_the_loop_grows_is_not_tfl011():
+    """A forecast appends one step per iteration and predicts from ``X[:, step:]``: the
+    window keeps its width (handson-ml2's notebook 15). Near misses: the same slice of an
+    array the loop keeps narrows, and ``X[:, -step:]`` of the growing one widens."""
+    source = """
+    model = keras.models.load_model("m.keras")
+    X = np.ones([1, 50, 1])
+    for step in range(1, 10):
+        y = model.predict(X[:, {window}], verbose=0)
+        {grow}
+    """
+    grows = "X = np.concatenate([X, y[:, None, :]], axis=1)"
+    assert rules_found(source.format(window="step:", grow=grows)) == ["TFL004"]
+    assert rules_found(source.format(window="step:", grow="print(y)")) == ["TFL004", "TFL011"]
+    assert rules_found(source.format(window="-step:", grow=grows)) == ["TFL004", "TFL011"]
+
+
+def test_a_name_the_loop_binds_to_a_growing_slice_is_followed_through_conversions():
+    """``window = seq[:, : i + 1]``, then ``np.array(window)[None]`` or
+    ``np.expand_dims(window, 0)``: the name is followed to the slice it is bound to in the
+    loop. Near miss: the loop binds it to a window of one size."""
+    source = """
+    model = keras.models.load_model("m.keras")
+    seq = np.ones([64, 3])
+    for i in range(60):
+        window = seq[{window}]
+        model.predict({argument}, verbose=0)
+    """
+    for argument in ("np.array(window)[None]", "np.expand_dims(window, 0)", "window[None, ...]"):
+        found = rules_found(source.format(window=": i + 1", argument=argument))
+        assert found == ["TFL004", "TFL011"], argument
+        assert rules_found(source.format(window="i : i + 4", argument=argument)) == ["TFL004"]
+
+
+SEQUENCE_HELPER = """
+import numpy as np
+
+
+def generate_text(model, length, vocab_size):
+    X = np.zeros((1, length, vocab_size))
+    for i in range(length):
+        ix = np.argmax(model.predict(X[{window}])[0], 1)
+"""
+
+
+def test_a_model_given_a_three_dimensional_input_in_plain_python_is_keras():
+    """A helper module that imports only NumPy, handed its model by another file
+    (text-generator's RNN_utils.py): ``model.predict(X[:, : i + 1, :])``, an input of three
+    dimensions that scikit-learn's estimators refuse, says it is a Keras model. Near
+    misses: a table (two dimensions), and a file that imports scikit-learn."""
+    found = rules_found(SEQUENCE_HELPER.format(window=":, : i + 1, :"), header="")
+    assert found == ["TFL004", "TFL011"]
+    assert rules_found(SEQUENCE_HELPER.format(window=":, : i + 1"), header="") == []
+    sklearn = "from sklearn.svm import SVC\n" + SEQUENCE_HELPER.format(window=":, : i + 1, :")
+    assert rules_found(sklearn, header="") == []
+    assert (
+        rules_found(
+            SEQUENCE_HELPER.format(window="None, : i + 1, :").replace("model", "clf"), header=""
+        )
+        == []
+    )
+
+
+TEXT_SAMPLER = """
+import numpy as np
+
+
+def generate(model, sentence, chars, maxlen):
+    for i in range(400):
+        x_pred = {made}
+        for t, char in enumerate(sentence):
+            x_pred[0, t, chars.index(char)] = 1.0
+        preds = model.predict(x_pred)[0]
+        sentence = sentence[1:] + chars[int(np.argmax(preds))]
+"""
+
+
+def test_a_model_given_an_array_made_with_three_dimensions_in_plain_python_is_keras():
+    """Keras's text-generation example as a helper module: ``x_pred = np.zeros((1, maxlen,
+    len(chars)))``, or a ``reshape`` to three dimensions, given to the model's predict.
+    Near misses: two dimensions, and a shape the source does not show."""
+    for made in ("np.zeros((1, maxlen, len(chars)))", "encode(sentence).reshape(1, maxlen, -1)"):
+        assert rules_found(TEXT_SAMPLER.format(made=made), header="") == ["TFL004"], made
+    for made in ("np.zeros((maxlen, len(chars)))", "np.zeros(shape)", "encode(sentence)"):
+        assert rules_found(TEXT_SAMPLER.format(made=made), header="") == [], made
+
+
+def test_keras_options_of_predict_in_plain_python_say_keras():
+    """``model.predict(x, verbose=0)`` or ``batch_size=1`` in a helper module that imports
+    nothing of Keras: options scikit-learn's predict does not take. Near misses: a plain
+    ``predict(x)``, and the same options on a name unlike a model."""
+    source = """
+    def generate(model, seed, n):
+        for _ in range(n):
+            seed = seed + decode({receiver}.predict(encode(seed){options}))
+    """
+    for options in (", verbose=0", ", batch_size=1"):
+        found = rules_found(source.format(receiver="model", options=options), header="")
+        assert found == ["TFL004"], options
+    assert rules_found(source.format(receiver="model", options=""), header="") == []
+    assert rules_found(source.format(receiver="scorer", options=", verbose=0"), header="") == []
+
+
+def test_an_unpickled_model_is_not_taken_for_a_keras_model():
+    """``pickle.load`` and ``joblib.load`` are how scikit-learn's estimators are saved: a
+    name like ``model`` bound to one is left alone, in a file that imports Keras too. The
+    same name loaded by Keras (the positive) is a model."""
+    source = """
+    import pickle
+
+    import joblib
+
+    model = {load}
+    for x in batches:
+        model.predict(x)
+    """
+    assert rules_found(source.format(load="pickle.load(open('model.pkl', 'rb'))")) == []
+    assert rules_found(source.format(load="joblib.load('model.joblib')")) == []
+    assert rules_found(source.format(load="keras.models.load_model('m.keras')")) == ["TFL004"]
+
+
+def test_a_tf_function_made_while_another_traces_is_not_tfl001():
+    """covid19uk's _slow_adapt_window: a @tf.function run per window defines and calls an
+    inner one; its body runs once per trace, not per call (the retrace per window is the
+    outer function's, TFL003). Positive: the same helper as plain Python makes one per
+    call."""
+    source = """
+    {decorator}
+    def window(x, n):
+        @tf.function
+        def sample(y):
+            return y * n
+
+        return sample(x)
+
+
+    for n in range(3):
+        window(tf.ones([2]), {argument})
+    """
+    plain = source.format(decorator="", argument="tf.constant(n)")
+    assert rules_found(plain) == ["TFL001"]
+    assert rules_found(source.format(decorator="@tf.function", argument="tf.constant(n)")) == []
+    assert rules_found(source.format(decorator="@tf.function", argument="n")) == ["TFL003"]
+
+
+MODEL_ALIASES = """
+model = keras.models.load_model("a.keras")
+models = {"a": keras.models.load_model("a.keras")}
+nets = [keras.models.load_model(path) for path in paths]
+
+
+class Scorer:
+    def __init__(self):
+        self.net = keras.models.load_model("m.keras")
+
+    def run(self, batches):
+        for batch in batches:
+            net = self.net
+            net.predict(batch)
+"""
+
+
+def test_a_name_the_loop_binds_to_a_model_held_elsewhere_is_that_model():
+    """``net = self.net``, ``m = models["a"]``, ``m = a if c else b`` in the loop, or the
+    models of a list cycled per batch: each predicts with one model on every iteration."""
+    loops = """
+    for batch in batches:
+        m = model
+        m.predict(batch)
+    for batch in batches:
+        m = models["a"]
+        m.predict(batch)
+    for batch in batches:
+        for net in nets:
+            net.predict(batch)
+    for batch in batches:
+        chosen = model if fast else models["a"]
+        chosen.predict(batch)
+    """
+    findings = lint_source(HEADER + MODEL_ALIASES + textwrap.dedent(loops))
+    assert [(f.rule, f.line) for f in findings] == [
+        ("TFL004", 18),  # Scorer.run
+        ("TFL004", 22),
+        ("TFL004", 25),
+        ("TFL004", 28),
+        ("TFL004", 31),
+    ]
+
+
+def test_the_models_of_a_dict_cycled_per_batch_are_followed():
+    """``for name, net in models.items()`` (or ``models.values()``) in the loop over
+    batches: each model of the dict predicts once per batch. Near miss: the loop over the
+    dict alone predicts once with each."""
+    head = 'models = {"a": keras.models.load_model("a.keras")}\n'
+    for loop in ("for name, net in models.items():", "for net in models.values():"):
+        per_batch = f"for batch in batches:\n    {loop}\n        net.predict(batch)\n"
+        assert rules_found(head + per_batch) == ["TFL004"], loop
+        once = f"{loop}\n    net.predict(x_test)\n"
+        assert rules_found(head + once) == [], loop
+
+
+def test_a_name_for_a_different_model_each_iteration_or_trained_is_left_alone():
+    """Near misses: a loop over the models themselves, or an item the loop picks, predicts
+    once with each model; a name for a model the loop fits; another library's estimator."""
+    loops = """
+    for net in nets:
+        net.predict(x_test)
+    for key in keys:
+        picked = models[key]
+        picked.predict(x_test)
+    for epoch in range(10):
+        model.fit(x, y)
+        same = model
+        same.predict(x)
+    """
+    findings = lint_source(HEADER + MODEL_ALIASES + textwrap.dedent(loops))
+    assert [(f.rule, f.line) for f in findings] == [("TFL004", 18)]  # Scorer.run's own
+    sklearn = "from sklearn.linear_model import Ridge\nclf = Ridge()\n"
+    alias = "for b in batches:\n    m = clf\n    m.predict(b)\n"
+    assert rules_found(sklearn + alias, header="import keras\n") == []
+    # a name for a model made anew in the same loop: TFL002's hazard, not TFL004's
+    made = "for path in paths:\n    m = keras.models.load_model(path)\n    net = m\n"
+    made += "    net.predict(x)\n"
+    assert "TFL004" not in rules_found(made)
+
+
+def test_a_name_bound_to_a_list_of_numbers_gives_varying_items():
+    """``sizes = [8, 16, 32]`` then ``for size in sizes``, and ``[1] + list(range(1, 10))``
+    (TensorFlow issue 30430's batch sizes): each item is a new number, a new shape. Near
+    misses: a name bound to a list of flags, and one bound twice."""
+    source = """
+    @tf.function
+    def total(x, value):
+        return tf.reduce_sum(x)
+
+
+    {binding}
+    for size in sizes:
+        total(tf.ones([size]), size)
+    """
+    assert rules_found(source.format(binding="sizes = [8, 16, 32]")) == ["TFL011", "TFL003"]
+    computed = source.format(binding="sizes = [1] + list(range(1, 10))")
+    assert rules_found(computed) == ["TFL011", "TFL003"]
+    flags = source.replace("tf.ones([size])", "x").format(binding="sizes = [True, False]")
+    assert rules_found(flags) == []
+    twice = source.format(binding="sizes = [8, 16]\n    if small:\n        sizes = read_sizes()")
+    assert rules_found(twice) == []

@@ -8,6 +8,7 @@ import re
 
 from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
+from tf_retracing.lint.model_aliases import alias_sources, aliases_models
 
 PREDICT_METHODS = frozenset({"predict", "predict_on_batch"})
 # What a model built anew is used for, each use tracing its own function.
@@ -53,21 +54,23 @@ def trained_in_scope(
 ) -> bool:
     """``receiver.fit(...)`` (or another of ``methods``) where ``ctx`` runs: in the loop
     around it (compiling once before the loop does not count), else in its function."""
-    text = ast.unparse(receiver)
+    # ``m = model`` in the loop: fitting ``model`` trains what ``m`` predicts with
+    texts = {ast.unparse(r) for r in [receiver, *(alias_sources(facts, receiver, ctx) or [])]}
     outer = ctx.loops[0] if ctx.loops else None
     return any(
         isinstance(call.func, ast.Attribute)
         and call.func.attr in methods
-        and ast.unparse(call.func.value) == text
+        and ast.unparse(call.func.value) in texts
         and (outer is None or outer in facts.context(call).loops)
         for call in ctx.scope.calls
     )
 
 
 def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
-    """Built by Keras in this file, Keras's ``self.model`` in a callback, or named like a
-    model in a file that uses no other library with ``predict`` and never binds the name
-    to something that is not a Keras model."""
+    """Built by Keras in this file, Keras's ``self.model`` in a callback, a name that only
+    stands for such a model (``net = self.net``), or named like a model in a file that uses
+    no other library with ``predict`` and never binds the name to something that is not a
+    Keras model."""
     if facts.builds_model(receiver, ctx):
         return True
     if _callback_model(facts, receiver, ctx):
@@ -78,9 +81,73 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
         return True
     if _passed_models(facts, receiver, ctx):
         return True
-    name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
-    if name is None or "model" not in name.lower() or not facts.relevant:
+    if aliases_models(facts, receiver, ctx, is_keras_model):
+        return True
+    if not facts.relevant:
         return False  # a name alone says nothing in a file that shows no TensorFlow or Keras
+    return _named_like_a_model(facts, receiver, ctx)
+
+
+def predicts_like_a_keras_model(facts: ModuleFacts, call: ast.Call, ctx: Context) -> bool:
+    """``receiver.predict(x)`` on a Keras model (``is_keras_model``), or, in a file that
+    shows no TensorFlow or Keras, on a receiver named like a model and given an input of
+    three or more dimensions (``X[:, : i + 1, :]``, ``np.zeros((1, maxlen, chars))``) or
+    Keras's own options (``verbose=0``, ``batch_size=32``): scikit-learn's estimators, and
+    the other libraries' that predict from a table, take neither."""
+    receiver = call.func.value
+    if is_keras_model(facts, receiver, ctx):
+        return True
+    if facts.relevant:
+        return False
+    keras_options = any(k.arg in _KERAS_PREDICT_OPTIONS for k in call.keywords)
+    deep = bool(call.args) and _least_dimensions(facts, call.args[0], ctx) >= 3
+    return (keras_options or deep) and _named_like_a_model(facts, receiver, ctx)
+
+
+# Options of Keras's predict that scikit-learn's (and XGBoost's, LightGBM's) do not take.
+_KERAS_PREDICT_OPTIONS = frozenset({"batch_size", "verbose"})
+
+
+# NumPy's constructors whose first argument is the shape.
+_SHAPED = frozenset(f"numpy.{n}" for n in ("zeros", "ones", "empty", "full"))
+
+
+def _least_dimensions(facts: ModuleFacts, value: ast.AST, ctx: Context, depth: int = 2) -> int:
+    """How many dimensions an array has at least, as the source shows: one per slice or new
+    axis of ``x[:, : i + 1, :]`` (an integer index drops one, ``...`` may stand for none),
+    the shape given to ``np.zeros`` or ``reshape``, or the least of what a name is bound
+    to. 0 when unknown."""
+    if isinstance(value, ast.Name):
+        values = facts.values_of(value.id, ctx) if depth else []
+        found = [_least_dimensions(facts, v, ctx, depth - 1) for v in values]
+        return min(found, default=0)
+    if isinstance(value, ast.Subscript):
+        parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+        return sum(
+            isinstance(part, ast.Slice) or (isinstance(part, ast.Constant) and part.value is None)
+            for part in parts
+        )
+    if not isinstance(value, ast.Call):
+        return 0
+    if facts.qualified_name(value.func) in _SHAPED and value.args:
+        return _shape_length(value.args[0])
+    if getattr(value.func, "attr", None) == "reshape":
+        shape = value.args[1:] if facts.qualified_name(value.func) == "numpy.reshape" else None
+        shape = value.args if shape is None else shape
+        return _shape_length(shape[0]) if len(shape) == 1 else len(shape)
+    return 0
+
+
+def _shape_length(shape: ast.AST) -> int:
+    return len(shape.elts) if isinstance(shape, ast.Tuple | ast.List) else 0
+
+
+def _named_like_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """Named like a model, in a file that uses no other library with ``predict``, defines
+    no such class, and never binds the name to something that is not a Keras model."""
+    name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
+    if name is None or "model" not in name.lower():
+        return False
     if any(facts.imports(other) for other in _OTHER_PREDICTORS) or facts.derived(_own_predictor):
         return False
     if isinstance(receiver, ast.Name):

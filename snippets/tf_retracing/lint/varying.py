@@ -52,6 +52,7 @@ _SCALARS = (int, float, str, bool)
 _MAX_DEPTH = 40  # deeper expressions are not followed (and so give no finding)
 _ROUNDS = 4  # how far a value computed from a varying one is followed within a loop
 _MAX_BINDINGS = 32
+_MAX_LISTED = 256  # a range written out as a list of numbers, at most
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,38 @@ def _literal_targets(target: ast.AST, iterable: ast.AST) -> list[str]:
 
 def _differ(nodes: list[ast.AST]) -> bool:
     return len({ast.dump(node) for node in nodes}) > 1
+
+
+def _numbers_listed(expr: ast.AST) -> ast.List | None:
+    """``[1] + list(range(1, 10))`` as the literal list it is (a range of constants
+    written out, up to a few hundred items); None for anything else."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left, right = _numbers_listed(expr.left), _numbers_listed(expr.right)
+        if left is None or right is None:
+            return None
+        return ast.List(elts=[*left.elts, *right.elts], ctx=ast.Load())
+    if isinstance(expr, ast.List | ast.Tuple):
+        return ast.List(elts=list(expr.elts), ctx=ast.Load())
+    if (
+        isinstance(expr, ast.Call)
+        and getattr(expr.func, "id", None) in ("list", "tuple")
+        and len(expr.args) == 1
+    ):
+        expr = expr.args[0]
+    bounds = getattr(expr, "args", None)
+    if (
+        not isinstance(expr, ast.Call)
+        or getattr(expr.func, "id", None) != "range"
+        or not all(is_constant(a, (int,)) for a in bounds)
+    ):
+        return None
+    try:
+        numbers = range(*(ast.literal_eval(a) for a in bounds))
+    except ValueError:  # range(0, 4, 0)
+        return None
+    if len(numbers) > _MAX_LISTED:
+        return None
+    return ast.List(elts=[ast.Constant(n) for n in numbers], ctx=ast.Load())
 
 
 class VaryingValues:
@@ -159,10 +192,22 @@ class VaryingValues:
                 if isinstance(target.elts[0], ast.Name):
                     names.append(target.elts[0].id)
                 if iterable.args:
-                    names += _literal_targets(target.elts[1], iterable.args[0])
+                    items = self._listed(iterable.args[0], loop)
+                    names += _literal_targets(target.elts[1], items)
             else:
-                names += _literal_targets(target, iterable)
+                names += _literal_targets(target, self._listed(iterable, loop))
         return names
+
+    def _listed(self, iterable: ast.AST, loop: ast.AST) -> ast.AST:
+        """The list a loop runs over: written in the loop, or the one literal list of
+        numbers a name is only ever bound to (``sizes = [8, 16, 32]``, then
+        ``for size in sizes``); ``[1] + list(range(1, 10))`` is such a list too."""
+        if isinstance(iterable, ast.Name):
+            values = self.facts.values_of(iterable.id, self.facts.context(loop))
+            if len(values) != 1:
+                return iterable
+            iterable = values[0]
+        return _numbers_listed(iterable) or iterable
 
     def _updated_in_loop(self, name: str, loop: ast.AST, ctx: Context, varying) -> bool:
         """Every binding of ``name`` in its scope is a Python scalar, and one inside the loop

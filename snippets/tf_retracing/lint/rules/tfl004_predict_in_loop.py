@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.keras_receivers import (
     TRAINING_METHODS,
-    is_keras_model,
     model_construction,
+    predicts_like_a_keras_model,
     trained_in_scope,
 )
+from tf_retracing.lint.model_aliases import alias_sources
 from tf_retracing.lint.rule import Rule
 
 MESSAGE = "model.predict in a loop: each call sets up a data iterator and callbacks"
@@ -43,9 +44,10 @@ def _predicts(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
     receiver = call.func.value
     if _own_predict(facts, receiver, ctx) is not None:
         return False  # the file's class overrides predict: its body decides (followed)
+    sources = [receiver, *(alias_sources(facts, receiver, ctx) or [])]  # net = m
     return (
-        is_keras_model(facts, receiver, ctx)
-        and model_construction(facts, receiver, ctx) is None
+        predicts_like_a_keras_model(facts, call, ctx)
+        and all(model_construction(facts, source, ctx) is None for source in sources)
         and not trained_in_scope(facts, receiver, ctx)
     )
 

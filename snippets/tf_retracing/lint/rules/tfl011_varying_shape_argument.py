@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.keras_receivers import is_keras_model
+from tf_retracing.lint.keras_receivers import predicts_like_a_keras_model
 from tf_retracing.lint.rule import Rule
 from tf_retracing.lint.syntax import walk
 from tf_retracing.lint.varying import varying_values
@@ -41,6 +41,8 @@ _SAME_SHAPE = frozenset(
         "numpy.asarray",
         "numpy.array",
         "numpy.float32",
+        "numpy.expand_dims",
+        "tensorflow.expand_dims",
     }
 )
 # Keras (3 and tf-keras) traces its steps with reduce_retracing=True.
@@ -48,6 +50,8 @@ _KERAS_COST = (
     "Keras traces its step with reduce_retracing=True, so the second shape traces it "
     "once more with that dimension None, and later shapes of the same rank reuse that trace"
 )
+# How many names bound in the loop an argument is followed through (``x = x[None]``).
+_FOLLOWED = 3
 _KERAS_STEPS = frozenset({"predict", "predict_on_batch", "train_on_batch", "test_on_batch"})
 
 
@@ -81,47 +85,53 @@ def _target(facts: ModuleFacts, call: ast.Call, ctx: Context) -> str | None:
     if (
         isinstance(func, ast.Attribute)
         and func.attr in _KERAS_STEPS
-        and is_keras_model(facts, func.value, ctx)
+        and predicts_like_a_keras_model(facts, call, ctx)
     ):
         return f"model.{func.attr}"
     return None
 
 
-def _varying_dimension(facts, argument: ast.AST, ctx: Context, varying) -> str | None:
+def _varying_dimension(
+    facts, argument: ast.AST, ctx: Context, varying, depth: int = _FOLLOWED
+) -> str | None:
     """The varying name a shape is built from: ``np.ones([1, i])``, ``x[:i]``, or a name
-    the loop binds to one of those."""
-    values = [argument]
-    if isinstance(argument, ast.Name):
-        values = facts.bound_in_the_same_loop(argument.id, ctx)
-    for value in values:
-        value = _unwrapped(facts, value)
-        shape_arguments = (
-            _SHAPE_ARGUMENTS.get(facts.qualified_name(value.func) or "")
-            if isinstance(value, ast.Call)
-            else None
-        )
-        if shape_arguments is not None:
-            positions, keywords = shape_arguments
-            dimensions = [
-                a for i, a in enumerate(value.args) if positions is None or i in positions
-            ] + [k.value for k in value.keywords if k.arg in keywords]
-            found = _reads_varying(dimensions, varying)
-        elif isinstance(value, ast.Subscript):
-            found = _varying_slice_width(value.slice, varying)
-        else:
-            continue
-        if found is not None:
-            return found
+    the loop binds to one of those, seen through conversions and added axes
+    (``window = seq[:, :i]``, then ``np.array(window)[None]``)."""
+    value = _unwrapped(facts, argument)
+    if isinstance(value, ast.Name):
+        if depth == 0:
+            return None
+        for bound in facts.bound_in_the_same_loop(value.id, ctx):
+            found = _varying_dimension(facts, bound, ctx, varying, depth - 1)
+            if found is not None:
+                return found
+        return None
+    shape_arguments = (
+        _SHAPE_ARGUMENTS.get(facts.qualified_name(value.func) or "")
+        if isinstance(value, ast.Call)
+        else None
+    )
+    if shape_arguments is not None:
+        positions, keywords = shape_arguments
+        dimensions = [
+            a for i, a in enumerate(value.args) if positions is None or i in positions
+        ] + [k.value for k in value.keywords if k.arg in keywords]
+        return _reads_varying(dimensions, varying)
+    if isinstance(value, ast.Subscript):
+        regrown = _rebound_in_the_loop(facts, value.value, ctx)
+        return _varying_slice_width(value.slice, varying, regrown)
     return None
 
 
 def _unwrapped(facts: ModuleFacts, value: ast.AST) -> ast.AST:
-    """``np.ones([1, n]).astype("float32")`` and ``tf.constant(...)`` have the shape of
-    what they convert."""
+    """``np.ones([1, n]).astype("float32")``, ``tf.constant(...)`` and ``x[None]`` have
+    the varying dimension of what they convert."""
     for _ in range(8):
-        if not isinstance(value, ast.Call):
+        if isinstance(value, ast.Subscript) and _adds_axes(facts, value.slice):
+            value = value.value
+        elif not isinstance(value, ast.Call):
             return value
-        if isinstance(value.func, ast.Attribute) and value.func.attr == "astype":
+        elif isinstance(value.func, ast.Attribute) and value.func.attr == "astype":
             value = value.func.value
         elif facts.qualified_name(value.func) in _SAME_SHAPE and value.args:
             value = value.args[0]
@@ -130,18 +140,49 @@ def _unwrapped(facts: ModuleFacts, value: ast.AST) -> ast.AST:
     return value
 
 
-def _varying_slice_width(index: ast.AST, varying) -> str | None:
+def _adds_axes(facts: ModuleFacts, index: ast.AST) -> bool:
+    """``[None]``, ``[np.newaxis, ...]``, ``[None, :]``: new axes, every other one whole."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(_new_axis(facts, part) for part in parts) and all(
+        _new_axis(facts, part)
+        or (isinstance(part, ast.Constant) and part.value is Ellipsis)
+        or (isinstance(part, ast.Slice) and part.lower is part.upper is part.step is None)
+        for part in parts
+    )
+
+
+def _new_axis(facts: ModuleFacts, part: ast.AST) -> bool:
+    return (isinstance(part, ast.Constant) and part.value is None) or (
+        facts.qualified_name(part) in ("numpy.newaxis", "tensorflow.newaxis")
+    )
+
+
+def _rebound_in_the_loop(facts: ModuleFacts, array: ast.AST, ctx: Context) -> bool:
+    """``X = np.concatenate([X, y])`` in the loop: the array's own length changes there."""
+    return isinstance(array, ast.Name) and bool(facts.bound_in_the_same_loop(array.id, ctx))
+
+
+def _varying_slice_width(index: ast.AST, varying, regrown: bool = False) -> str | None:
     """``x[:n]`` or ``x[n:]``: the width follows ``n``. With both bounds varying
-    (``x[i * k : (i + 1) * k]``) the width may well be constant: left alone."""
+    (``x[i * k : (i + 1) * k]``) the width may well be constant: left alone. So is
+    ``x[n:]`` on an array the loop rebinds (``regrown``): a forecast that appends one
+    step per iteration and reads ``X[:, step:]`` keeps a window of one width."""
     slices = index.elts if isinstance(index, ast.Tuple) else [index]
     for part in slices:
         if not isinstance(part, ast.Slice):
             continue
         lower = _reads_varying([part.lower], varying) if part.lower is not None else None
         upper = _reads_varying([part.upper], varying) if part.upper is not None else None
+        if regrown and part.upper is None and not _negative(part.lower):
+            continue  # to the end of an array that grows: the width may well be constant
         if (lower is None) != (upper is None):
             return lower or upper
     return None
+
+
+def _negative(bound: ast.AST | None) -> bool:
+    """``x[-n:]``: the last ``n`` items, whatever the array's length."""
+    return isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub)
 
 
 def _reads_varying(nodes: list[ast.AST], varying) -> str | None:
