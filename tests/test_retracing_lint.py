@@ -1661,3 +1661,18 @@ def test_a_name_bound_to_a_list_of_numbers_gives_varying_items():
     assert rules_found(flags) == []
     twice = source.format(binding="sizes = [8, 16]\n    if small:\n        sizes = read_sizes()")
     assert rules_found(twice) == []
+
+
+@pytest.mark.parametrize(
+    ("calls", "expected"),
+    [
+        # float32 by position, then float64 by name, and the reverse: one argument either way
+        ("scale(tf.ones([4]), 0.5)\nscale(x=np.ones([4]), k=0.5)\n", ["TFL009"]),
+        ("scale(x=tf.ones([4]), k=0.5)\nscale(np.ones([4]), 0.5)\n", ["TFL009"]),
+        # near miss: the float64 array goes to another parameter than the float32 tensor
+        ("scale(tf.ones([4]), 2)\nscale(tf.ones([4]), k=np.ones([4]))\n", []),
+    ],
+)
+def test_a_float64_array_meets_float32_by_position_or_by_name(calls, expected):
+    source = "@tf.function\ndef scale(x, k):\n    return x\n" + calls
+    assert rules_found(source) == expected

@@ -46,7 +46,7 @@ class TracedBodies:
                 if self.returns_tensor(argument):
                     self._tensor_positions[key].add(position)
                 if self.is_float32(argument):
-                    self._float32_arguments[key].add(position)
+                    self._float32_arguments[key].add(self.argument_key(traced, position))
             for keyword in call.keywords:
                 if keyword.arg is not None and self.is_float32(keyword.value):
                     self._float32_arguments[key].add(keyword.arg)
@@ -112,8 +112,18 @@ class TracedBodies:
 
     # --- float32 ------------------------------------------------------------------------
 
+    def argument_key(self, traced: TracedFunction, where: int | str) -> int | str:
+        """A call's position as the name of the parameter it fills, so that one argument
+        passed by position in one call and by name in another is one argument."""
+        if isinstance(where, str):
+            return where
+        args = traced.definition.args
+        named = [a.arg for a in (*args.posonlyargs, *args.args) if a.arg not in {"self", "cls"}]
+        return named[where] if where < len(named) else where
+
     def takes_float32(self, traced: TracedFunction, where: int | str) -> bool:
         """Some call passes float32 there, or the body names float32: a float32 pipeline."""
+        where = self.argument_key(traced, where)
         if where in self._float32_arguments.get(id(traced.definition), set()):
             return True
         key = id(traced.definition)
