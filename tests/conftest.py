@@ -233,13 +233,12 @@ def pytest_collection_modifyitems(config, items):
     The site's tests come before the page runs' because the site is built first: a browser
     test waits on the browser between its steps, and the page runs, still going, use what
     it leaves of the cores (the other order left about a tenth of them idle at the end)."""
+    chosen = {relative_name(page) for page in _chosen_pages(config)}
     if config.getoption("page"):
         pages = {relative_name(page) for page in documented_pages()}
-        chosen = {relative_name(page) for page in _chosen_pages(config)}
         dropped = [item for item in items if _about_another_page(item, pages, chosen)]
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item not in dropped]
-    chosen = {relative_name(page) for page in _chosen_pages(config)}
     on_schedule = (
         set(PAGES_ON_SCHEDULE) - chosen if config.getoption("page") else set(PAGES_ON_SCHEDULE)
     )
@@ -273,12 +272,9 @@ def pytest_collection_finish(session):
     the tests' gc.collect(), then walk only what the tests make. None of it is garbage:
     what was, is collected first."""
     names = {relative_name(page): page for page in _chosen_pages(session.config)}
+    known = set(names)
     named = set().union(
-        *(
-            _pages_named(item, set(names))
-            for item in session.items
-            if "page_runs" in item.fixturenames
-        )
+        *(_pages_named(item, known) for item in session.items if "page_runs" in item.fixturenames)
     )
     session.config.stash[PAGES_TO_RUN] = [page for name, page in names.items() if name in named]
     gc.collect()
