@@ -3,6 +3,7 @@ small indexes: word forms match, what a pasted message carries as data does not 
 ranking, and the site's pages name the worker. Each case also runs Material's worker alone
 where the difference is the point, so that the test shows what the change does."""
 
+import html
 import json
 import shutil
 from pathlib import Path
@@ -10,7 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from verification import symptoms
 from verification.search_machinery import (
+    ANSWERS_LEAD,
+    add_symptoms,
     material_worker,
     point_config_at,
     worker_name,
@@ -287,3 +291,58 @@ def test_notebooks_weigh_less_than_the_guide_pages_they_repeat():
     assert search_meta("notebooks/diagnose-serving-loop.ipynb") == {"boost": 0.5}
     assert search_meta("notebooks/dynamic-shapes-lab.ipynb")["boost"] < 1
     assert search_meta("guide/dynamic-shapes.md") is None
+
+
+# --- The symptom index in search -------------------------------------------------------
+
+
+def message(title: str, shown: str, answer: str) -> symptoms.Message:
+    return symptoms.Message(title, shown, "tensorflow", "0", "x.py", ("x",), answer)
+
+
+def symptom_index() -> dict:
+    return {
+        "config": {},
+        "docs": [
+            doc("guide/shapes/", "Shapes and <code>None</code>", "The page."),
+            doc("guide/shapes/#static", "Static shapes", "A shape known when tracing."),
+            doc("guide/messages/#len", "len is not well defined", "Listed here too."),
+        ],
+    }
+
+
+def test_a_message_is_searchable_in_the_section_that_answers_it():
+    index = symptom_index()
+    shown = "TypeError: len is not well defined for a symbolic Tensor (x:0) <here>."
+    changed = add_symptoms(
+        index,
+        [
+            message("len", shown, "guide/shapes.md#static"),
+            message("page", "Other", "guide/shapes.md#shapes-and-none"),
+        ],
+        lambda page: page.removesuffix(".md") + "/",
+    )
+    assert changed == 2
+    page, section, listed = index["docs"]
+    assert section["text"].startswith("A shape known when tracing.")
+    assert f"<p>{ANSWERS_LEAD}</p>" in section["text"]
+    assert "(x:0) &lt;here&gt;.</p>" in section["text"]  # escaped: text, not markup
+    # An answer at the page's own title lands on the page's entry.
+    assert page["text"].endswith("<p>Other</p>")
+    assert listed["text"] == "Listed here too."
+
+
+def test_a_message_whose_section_is_not_in_the_index_is_named():
+    index = symptom_index()
+    with pytest.raises(ValueError, match=r"symptom 'gone' answers guide/shapes.md#gone"):
+        add_symptoms(index, [message("gone", "x", "guide/shapes.md#gone")], lambda p: p[:-3] + "/")
+
+
+def test_the_built_index_holds_every_message_in_its_answering_section(built_site):
+    index = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))
+    texts = {entry["location"]: entry["text"] for entry in index["docs"]}
+    for found in symptoms.load():
+        url = found.page.removesuffix(".md") + "/"
+        entry = texts.get(f"{url}#{found.anchor}", texts[url])
+        assert ANSWERS_LEAD in entry, found.title
+        assert html.escape(found.shown.strip()) in entry, found.title

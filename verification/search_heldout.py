@@ -69,6 +69,10 @@ MEASURED = [
     "verification/search_rank.py",
     "verification/search_heldout.py",
     "verification/search_pagefind.py",
+    # The worker and the index's additions that docs/hooks/search_worker.py ships.
+    "verification/search_machinery.py",
+    "verification/search_worker.js",
+    "verification/symptoms",
 ]
 
 RULE = (

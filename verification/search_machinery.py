@@ -1,7 +1,8 @@
 """The site's search worker: Material's, followed by verification/search_worker.js, which
 stems the query as the index is stemmed, drops the words of a pasted message that are data,
 and weighs down an entry that holds one word of a long query (what and why: that file's
-header); and the search weight of the pages generated from results files.
+header); the search weight of the pages generated from results files; and the symptom
+index's messages added to the search entry of the section that answers each.
 
 docs/hooks/search_worker.py calls these at build time: the worker is written beside
 Material's under a name that changes with its content, and every page's theme
@@ -11,8 +12,10 @@ configuration (``<script id="__config">``) is pointed at it instead of Material'
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 WORKER_SOURCE = Path(__file__).resolve().parent / "search_worker.js"
@@ -80,3 +83,47 @@ def search_meta(src_uri: str) -> dict | None:
     if src_uri.startswith(NOTEBOOKS) and src_uri.endswith(".ipynb"):
         return {"boost": NOTEBOOK_BOOST}
     return None
+
+
+# A pasted message is answered by a section of the guide, but its words are on the messages
+# page, which lists them all (and is weighed down for that, see its front matter), and the
+# answering section rarely quotes the message whole. Each message of the symptom index
+# (verification/symptoms/messages.toml) is therefore added to the search entry of the
+# section that answers it, after that section's own text: a pasted message then matches its
+# answer on every word, and the result's preview shows the message under the section's
+# heading. Only the search index changes; the page does not.
+ANSWERS_LEAD = "Messages this section answers:"
+
+
+def add_symptoms(index: dict, messages: Iterable, url_of: Callable[[str], str]) -> int:
+    """Append each message's ``shown`` text to the entry of ``index`` (Material's
+    search_index.json) for its answering section; ``url_of`` maps a docs-relative page to
+    its URL as the index writes it. A section the index lacks is an error naming the
+    message, except the page's own title, whose entry is the page's. Returns how many
+    entries changed."""
+    entries = {entry["location"]: entry for entry in index["docs"]}
+    answered: dict[str, list[str]] = {}
+    for message in messages:
+        url = url_of(message.page)
+        location = f"{url}#{message.anchor}"
+        if location not in entries and _is_page_title(entries.get(url), message.anchor):
+            location = url
+        if location not in entries:
+            raise ValueError(
+                f"search_machinery: symptom {message.title!r} answers {message.answer}, "
+                f"which has no search entry ({location})"
+            )
+        answered.setdefault(location, []).append(message.shown.strip())
+    for location, shown in answered.items():
+        quoted = "".join(f"<p>{html.escape(text)}</p>" for text in shown)
+        entries[location]["text"] += f"<p>{ANSWERS_LEAD}</p>{quoted}"
+    return len(answered)
+
+
+def _is_page_title(entry: dict | None, anchor: str) -> bool:
+    from markdown.extensions.toc import slugify
+
+    if entry is None:
+        return False
+    title = re.sub(r"<[^>]+>", "", html.unescape(entry["title"]))
+    return slugify(title, "-") == anchor
