@@ -130,6 +130,7 @@ GUIDE_FINDINGS = {
     ("docs/guide/causes.md", "per_shape(batch)", "TFL011"),
     ("docs/guide/causes.md", "scaled(np.array([1.0, 2.0]))", "TFL009"),
     ("docs/guide/causes.md", "tf.function(add_one)(tf.constant(step))", "TFL001"),
+    ("docs/guide/causes.md", "def score(x):", "TFL001"),
     ("docs/guide/causes/objects.md", "apply(Settings(2.0), x)", "TFL010"),
     ("docs/guide/claims-checked.md", "predict_any(tf.zeros([batch_size, 50]))", "TFL011"),
     ("docs/guide/claims-checked.md", "scaled(tf.zeros([2]), factor)", "TFL003"),
