@@ -5,6 +5,7 @@ them; every answer is a section of an existing page; the page renders them all."
 import importlib.metadata
 import importlib.util
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,10 @@ def test_the_page_renders_every_message_once():
     assert MARKER in (DOCS / PAGE).read_text(encoding="utf-8")
     text = render(MESSAGES, DOCS)
     for message in MESSAGES:
-        assert text.count(f"\n{message.shown}\n") == 1, message.title
+        # Each message is in a collapsed block, indented under its title.
+        shown = textwrap.indent(message.shown, "    ")
+        assert text.count(f"\n{shown}\n") == 1, message.title
+        assert f'??? quote "{message.title.replace(chr(34), "&quot;")}"' in text
         assert f"]({message.source_url()})" in text
     assert len({message.title for message in MESSAGES}) == len(MESSAGES)
 

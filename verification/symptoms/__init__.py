@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,22 +106,49 @@ def heading_of(markdown: str, anchor: str) -> str | None:
 
 
 def render(messages: list[Message], docs: Path) -> str:
-    """The index's Markdown, for a page at docs/PAGE: one section per message."""
-    parts = []
+    """The index's Markdown, for a page at docs/PAGE: one section per answering page (its
+    title, linked), and in it each message as a collapsed block titled with the message's
+    short name, holding the message as printed, the section that answers it and the
+    source that prints it. Collapsed, the page stays a list of names a reader scans, and
+    search and the browser's find still read the texts."""
+    groups: dict[str, list[Message]] = {}
     for message in messages:
-        target = docs / message.page
-        heading = heading_of(target.read_text(encoding="utf-8"), message.anchor)
-        if heading is None:
-            raise ValueError(f"{MESSAGES.name}: {message.title!r}: no section {message.answer}")
-        link = posixpath.relpath(message.page, posixpath.dirname(PAGE)) + "#" + message.anchor
-        name, _ = REPOSITORIES[message.package]
-        source = f"{message.package}/{message.path}"
-        parts.append(
-            f"## {message.title}\n\n"
-            f"```text\n{message.shown}\n```\n\n"
-            f"Answered in [{heading}]({link}). "
-            f"Printed by [`{source}`]({message.source_url()}) ({name} {message.version})."
-            + (f" {message.python_builds}" if message.python_builds else "")
-            + "\n"
-        )
+        groups.setdefault(message.page, []).append(message)
+    parts = []
+    for page, answered in groups.items():
+        markdown = (docs / page).read_text(encoding="utf-8")
+        link = posixpath.relpath(page, posixpath.dirname(PAGE))
+        title = page_title(markdown, page)
+        parts.append(f"## {title} {{ #{_group_id(page)} }}\n")
+        parts.append(f"Answered in [{title}]({link}):\n")
+        parts.extend(_entry(message, markdown, link) for message in answered)
     return "\n".join(parts)
+
+
+def page_title(markdown: str, page: str) -> str:
+    """The text of the page's first level-1 heading, inline code unquoted."""
+    body = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.DOTALL)  # front matter
+    found = re.search(r"^#\s+(.*?)\s*(?:\{[^}]*\})?\s*$", body, re.MULTILINE)
+    if found is None:
+        raise ValueError(f"{MESSAGES.name}: {page} has no title (a level-1 heading)")
+    return re.sub(r"`([^`]*)`", r"\1", found[1])
+
+
+def _group_id(page: str) -> str:
+    return "messages-of-" + re.sub(r"[^a-z0-9]+", "-", page.removesuffix(".md").lower()).strip("-")
+
+
+def _entry(message: Message, markdown: str, link: str) -> str:
+    heading = heading_of(markdown, message.anchor)
+    if heading is None:
+        raise ValueError(f"{MESSAGES.name}: {message.title!r}: no section {message.answer}")
+    name, _ = REPOSITORIES[message.package]
+    source = f"{message.package}/{message.path}"
+    body = (
+        f"```text\n{message.shown}\n```\n\n"
+        f"Answered in [{heading}]({link}#{message.anchor}). "
+        f"Printed by [`{source}`]({message.source_url()}) ({name} {message.version})."
+        + (f" {message.python_builds}" if message.python_builds else "")
+    )
+    title = message.title.replace('"', "&quot;")
+    return f'??? quote "{title}"\n\n' + textwrap.indent(body, "    ") + "\n"
