@@ -734,6 +734,56 @@ def test_a_wrong_rank_on_a_subclassed_functional_model_names_model_input_and_exp
         predictor.predict(model, np.zeros((2, 5, FEATURES), "float32"))
 
 
+def sparse_and_ragged_models():
+    """A model that takes a SparseTensor (its Input says so) and one whose call takes a
+    RaggedTensor; model(x) serves both."""
+    sparse_in = keras.Input((4,), sparse=True)
+    sparse = keras.Model(sparse_in, keras.layers.Dense(2)(sparse_in), name="sparse_in")
+
+    class RaggedSum(keras.Model):
+        def call(self, x):
+            return tf.reduce_sum(x, axis=1, keepdims=True) * 2.0
+
+    ragged = RaggedSum(name="ragged_in")
+    sparse_x = tf.sparse.from_dense(tf.constant([[1.0, 0.0, 0.0, 2.0]]))
+    ragged_x = tf.ragged.constant([[1.0, 2.0], [3.0]])
+    ragged(ragged_x)  # built
+    return [
+        (sparse, sparse_x, "SparseTensor", "tf.sparse.to_dense"),
+        (ragged, ragged_x, "RaggedTensor", "to_tensor"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(2), ids=["sparse", "ragged"])
+def test_a_sparse_or_ragged_input_is_refused_naming_it_before_any_fallback_warning(case):
+    model, x, kind, densify = sparse_and_ragged_models()[case]
+    model(x)  # the model itself takes it
+    predictor = SharedGraphPredictor()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a fallback warning would blame the model
+        with pytest.raises(ValueError) as raised:
+            predictor.predict(model, x)
+    words = str(raised.value)
+    assert words.startswith(f"model {model.name!r} failed on an input of {kind}"), words
+    assert f"a {kind} is not served" in words and densify in words, words
+    assert "clone" not in words and len(words) < 400, words
+
+
+def test_a_sparse_input_to_a_model_already_served_is_refused_the_same_way():
+    model, x, _, _ = sparse_and_ragged_models()[0]
+    predictor = SharedGraphPredictor()
+    dense = tf.sparse.to_dense(x)
+    with warnings.catch_warnings(record=True):  # its Input is sparse: served its own way
+        want = model(dense)
+        got = predictor.predict(model, dense)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(
+        ValueError,
+        match=r"model 'sparse_in' failed on an input of SparseTensor.*a SparseTensor is not served",
+    ):
+        predictor.predict(model, x)
+
+
 def test_an_error_while_running_the_graph_keeps_its_type_and_names_the_model():
     inputs = keras.Input((3,), dtype="int32")
     model = keras.Model(inputs, keras.layers.Embedding(10, 2)(inputs), name="tokens")

@@ -167,6 +167,18 @@ def test_an_input_that_does_not_fit_names_the_tenant():
         predictor.predict("t", tf.ones((2, 3)))
 
 
+def test_a_sparse_input_to_a_tenant_is_refused_naming_the_tenant():
+    predictor = SharedGraphPredictor()
+    model = mlp_with_state(1)
+    predictor.add_weights("t", model, model.get_weights())
+    x = tf.sparse.from_dense(inputs())
+    with pytest.raises(
+        ValueError,
+        match=r"tenant 't' failed on an input of SparseTensor.*a SparseTensor is not served",
+    ):
+        predictor.predict("t", x)
+
+
 def test_a_subclassed_architecture_is_refused_naming_the_tenant():
     class Doubled(keras.Model):
         def __init__(self):

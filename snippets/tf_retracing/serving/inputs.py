@@ -115,9 +115,42 @@ def _trace_shape(shape: tf.TensorShape, model_shape: tuple | None) -> tuple:
     return (None, *dims[1:])
 
 
+# Inputs that model(x) may take but one dense graph cannot: the shared graph's kinds and
+# its check are dense shapes and dtypes, and converting these would fail or densify them.
+_NOT_DENSE = {
+    tf.SparseTensor: "tf.sparse.to_dense(x)",
+    tf.RaggedTensor: "x.to_tensor()",
+}
+
+
+def _not_dense_reason(value: Any) -> str | None:
+    """Why ``value`` cannot be served, for a sparse or ragged tensor; else None."""
+    for kind, densify in _NOT_DENSE.items():
+        if isinstance(value, kind):
+            return (
+                f"a {kind.__name__} is not served: the shared graph takes dense tensors only; "
+                f"pass {densify} where the model takes dense inputs, or call the model "
+                "itself for this input"
+            )
+    return None
+
+
+def _refuse_if_not_dense(x: Any, opening: Any) -> None:
+    """Raise ValueError, opening with ``opening()`` (the model and the input), when ``x``
+    holds a sparse or ragged tensor: before a model is admitted, so that no fallback
+    warning blames the model for what is the input's."""
+    for value in _flatten(x)[1]:
+        reason = _not_dense_reason(value)
+        if reason is not None:
+            raise ValueError(f"{opening()}: {reason}")
+
+
 def _as_tensor(value: Any) -> tf.Tensor:
     if isinstance(value, tf.Tensor):
         return value
+    reason = _not_dense_reason(value)
+    if reason is not None:
+        raise ValueError(reason)
     try:
         return tf.convert_to_tensor(value)
     except (TypeError, ValueError) as error:

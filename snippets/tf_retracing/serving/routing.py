@@ -36,6 +36,7 @@ from .inputs import (
     _input_kind,
     _input_mismatch,
     _of_any_shape,
+    _refuse_if_not_dense,
     _require_keras3,
     _served_kind,
     _symbolic_inputs,
@@ -145,8 +146,10 @@ class SharedGraphPredictor:
         not seen: call ``forget(model)`` then.
 
         Raises ``TypeError`` for something that is not a Keras 3 model (a Keras 2 model is
-        named as such), ``ValueError`` for a model that is not built or an input the model
-        does not accept (naming the model, the input and what it expects; an error
+        named as such), ``ValueError`` for a model that is not built, for a sparse or
+        ragged input (one dense graph cannot serve it: refused before anything else, with
+        how to densify it) or for an input the model does not accept (naming the model,
+        the input and what it expects; an error
         TensorFlow raises while running the graph keeps its type and gains the same
         names), and ``UnsharableModelError`` instead of falling back when
         ``strict=True``."""
@@ -158,6 +161,8 @@ class SharedGraphPredictor:
         if served is not None and served.changes.seen:
             served = self._changed(model, served)
         if served is None:
+            if isinstance(model, keras.Model):
+                _refuse_if_not_dense(x, lambda: _input_mismatch(model, x))
             served = self._admit(model)
         try:
             outputs, stale = self._serve(model, served, x)
