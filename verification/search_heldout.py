@@ -55,6 +55,12 @@ SETS = {
         ROOT / "tests" / "fixtures" / "search" / "held_out_3.toml",
         Path(__file__).resolve().parent / "search_heldout_3_results.json",
     ),
+    # Written blind on 2026-11-28 (evening) by a helper who never ran a ranking, after
+    # set 3's sealed half had been scored and sets 1-3 were all tuned on.
+    "4": (
+        ROOT / "tests" / "fixtures" / "search" / "held_out_4.toml",
+        Path(__file__).resolve().parent / "search_heldout_4_results.json",
+    ),
 }
 HALVES = ("tune", "sealed")
 MACHINERIES = ("material", "material-stock", "pagefind")

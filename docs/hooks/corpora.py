@@ -1,15 +1,16 @@
 """MkDocs hook: the explainer's, the linter's and the serving predictor's scores on their
-corpora, rendered at build time where a page has ``<!-- explainer-corpus -->``,
-``<!-- lint-corpus -->``, ``<!-- lint-blind-corpus -->`` or ``<!-- serving-corpus -->``
-from the results files ``python -m verification.{explainer,lint,serving}_corpus run``
-(``lint_corpus blind`` for the blind corpus) write. A missing or
-malformed file fails the build, naming the file and the field; the logic lives in
-``verification``."""
+corpora, and the search's on its held-out query sets, rendered at build time where a page
+has ``<!-- explainer-corpus -->``, ``<!-- lint-corpus -->``, ``<!-- lint-blind-corpus -->``,
+``<!-- serving-corpus -->`` or ``<!-- search-held-out -->``, from the results files that
+``python -m verification.{explainer,lint,serving}_corpus run`` (``lint_corpus blind`` for
+the blind corpus, ``search_heldout score`` for search) write. A missing or malformed file
+fails the build, naming the file and the field; the logic lives in ``verification``."""
 
 from __future__ import annotations
 
 from mkdocs.exceptions import PluginError
 
+from verification import search_scores
 from verification.corpus_results import ResultsError, render_on_page
 from verification.explainer_corpus import render as explainer_render
 from verification.explainer_corpus.results import read_results as explainer_results
@@ -24,6 +25,7 @@ CORPORA = (
     ("linter corpus", lint_render, lint_results),
     ("serving corpus", serving_render, serving_results),
     ("linter blind corpus", lint_blind, lint_blind.read_results),
+    ("held-out search sets", search_scores, search_scores.read_results),
 )
 
 
