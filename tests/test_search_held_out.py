@@ -1,5 +1,5 @@
 """Structure of the sealed held-out search queries (tests/fixtures/search/held_out.toml and
-the later sets, held_out_2.toml and held_out_3.toml).
+the later sets, held_out_2.toml, held_out_3.toml and held_out_4.toml).
 
 Checks only the file: no search is run and nothing is ranked here.
 """
@@ -37,10 +37,15 @@ def source_exists(page):
     )
 
 
-@pytest.mark.parametrize("name", ["held_out.toml", "held_out_2.toml", "held_out_3.toml"])
+SETS = ["held_out.toml", "held_out_2.toml", "held_out_3.toml", "held_out_4.toml"]
+# The fourth set is the half of it that was delivered (its header says why).
+AT_LEAST = {"held_out_4.toml": 30}
+
+
+@pytest.mark.parametrize("name", SETS)
 def test_held_out_structure(name):
     queries = load(name)
-    assert len(queries) >= 60
+    assert len(queries) >= AT_LEAST.get(name, 60)
     for query in queries:
         for field in ("text", "page", "source", "kind", "half"):
             assert field in query, (field, query)
@@ -54,8 +59,7 @@ def test_held_out_structure(name):
             assert "no page answers" in query.get("note", "").lower(), query
     texts = [query["text"] for query in queries]
     assert len(texts) == len(set(texts))
-    sets = ["held_out.toml", "held_out_2.toml", "held_out_3.toml"]
-    earlier = ["queries.toml", *sets[: sets.index(name)]]
+    earlier = ["queries.toml", *SETS[: SETS.index(name)]]
     for other in earlier:  # a later set reuses no query of an earlier one
         assert not set(texts) & {query["text"] for query in load(other)}, other
     tune = sum(query["half"] == "tune" for query in queries)
