@@ -171,6 +171,27 @@ def test_a_hyphens_prefix_alone_matches_nothing(tmp_path, needs_node):
     assert "hooks/" in pages(make_site(tmp_path, docs, ours=False), "pre-trained model")
 
 
+@pytest.mark.parametrize(
+    ("query", "found_by_material_alone"),
+    [
+        ("为什么90%的开发者都忽略了tf.function的signature参数?", False),  # Chinese, two names
+        ("@tf.functionデコレータを使ってみたら、signatureのエラー", True),  # Japanese
+        ("signature参数", False),  # glued to the Latin word, and the last word
+    ],
+)
+def test_chinese_and_japanese_text_separates_words(
+    tmp_path, needs_node, query, found_by_material_alone
+):
+    docs = [
+        doc("signatures/", "Input signatures", "Declaring the signature of a tf.function."),
+        doc("other/", "Other", "Nothing about these."),
+    ]
+    assert pages(make_site(tmp_path, docs), query)[:1] == ["signatures/"]
+    # Material's worker alone leaves Han script glued to the words: nothing is found.
+    alone = pages(make_site(tmp_path, docs, ours=False), query)
+    assert (alone[:1] == ["signatures/"]) is found_by_material_alone, alone
+
+
 def test_quotes_do_not_stick_to_words(tmp_path, needs_node):
     site = make_site(tmp_path, DATA_BAIT)
     assert pages(site, "'numpy'")[:1] == ["numpy/"]

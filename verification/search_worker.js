@@ -13,6 +13,8 @@
 //     and strategy), else falls back to the longest indexed word it starts with ("linter"
 //     finds "lint"); in a pasted retracing warning, the words of the function it names
 //     ("calls to <function NAME at 0x...>") weigh twice the rest;
+//     Chinese, Japanese and Korean script separates words and is dropped (the index is
+//     English);
 //   - QueryLexer.lexField: a word before a colon ("Warning: ...") is a word, not a field
 //     name that Material's worker would drop; an exception's class ("TypeError:") is still
 //     dropped;
@@ -95,10 +97,26 @@
   const holdsWord = word => Object.prototype.hasOwnProperty.call(index.invertedIndex, word)
   const holdsPrefix = word => Object.keys(index.invertedIndex).some(term => term.startsWith(word))
 
+  // Chinese, Japanese and Korean script, and full-width punctuation: the site is written in
+  // English, so its index holds none of it. Material's worker cuts a run of Han characters
+  // into the indexed words it holds (none here) and leaves it glued to the Latin word beside
+  // it ("的signature"), and a query word the index lacks matched nothing: a reader's
+  // question in Chinese around "tf.function" and "signature" found no page at all. Here
+  // that script separates words, as spaces do, and is dropped.
+  const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u3000-\u303f\uff00-\uffef]+/u
+
   // One clause as Material's parser left it ("warnings*") -> the clauses to search (one,
   // or one per word of a compound), or none.
   function readClause(clause, last) {
     const typed = clause.term.replace(/\*/g, "")
+    if (CJK.test(typed)) {
+      const words = typed.split(CJK).filter(Boolean)
+      const typing = clause.term.endsWith("*")
+      return words.flatMap((word, k) => {
+        const end = k === words.length - 1
+        return readClause({ ...clause, term: word + (end && typing ? "*" : "") }, last && end)
+      })
+    }
     if (!typed || DATA.test(typed) || PREFIXES.has(typed)) return []
     const word = stem(typed)
     const typing = last && clause.term.endsWith("*") // the word being typed: a prefix
