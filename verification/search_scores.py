@@ -6,9 +6,7 @@ queries the newest sealed half still misses. docs/hooks/corpora.py calls it at b
 
 from __future__ import annotations
 
-import json
-
-from verification.corpus_results import ResultsError
+from verification.corpus_results import ResultsError, read_checked
 from verification.search_heldout import ROOT, SETS
 
 MARKER = "<!-- search-held-out -->"
@@ -21,14 +19,8 @@ def read_results() -> dict:
     naming the file and the field; none at all is an error."""
     found = {}
     for name, (_, path) in SETS.items():
-        if not path.is_file():
-            continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as error:
-            raise ResultsError(f"{path}: {error}") from error
-        _check(data, path)
-        found[name] = data
+        if path.is_file():
+            found[name] = read_checked(path, _check)
     if not found:
         raise ResultsError("no held-out search results file: run verification.search_heldout")
     return found
