@@ -450,6 +450,16 @@ def test_review_records_are_counted_and_listed(docs, tmp_path):
     assert "*It stays*: tried a method. **false**. Changed: fixed" in out
 
 
+def test_a_quoted_link_in_a_review_is_rendered_as_its_text(docs, tmp_path):
+    """A sentence quoted with its Markdown link: the link was relative to the reviewed page,
+    and on the evidence page it would point nowhere (mkdocs --strict refuses it)."""
+    probe = {"sentence": "[docs/a.md](docs/a.md): 8 pass", "tried": "t", "outcome": "held"}
+    record = {**GOOD_REVIEW, "probes": [{**probe, "change": "see [b](b.md)"}]}
+    out = render_reviews(read_reviews(docs, _review(tmp_path, record)), lambda page: page)
+    assert "*docs/a.md: 8 pass*: tried t. **held**. Changed: see b" in out
+    assert "](" not in out.split("??? note", 1)[1]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

@@ -791,6 +791,25 @@ def test_a_notebook_finding_has_a_sarif_region_in_the_ipynb_file(tmp_path, capsy
     assert location["properties"] == {"cell": 4, "cellLine": 2}
 
 
+@pytest.mark.parametrize("indent", [1, None])
+def test_a_cell_stored_as_one_string_has_a_sarif_region_too(tmp_path, capsys, monkeypatch, indent):
+    """nbformat allows a cell's source as one string holding every line: each line is then
+    found inside that string, on the file's one line, escapes and all."""
+    monkeypatch.chdir(tmp_path)
+    document = json.loads(notebook_json(*NOTEBOOK_CELLS))
+    for cell in document["cells"]:
+        cell["source"] = "".join(cell["source"])
+    text = json.dumps(document, indent=indent, ensure_ascii=False)
+    write(tmp_path, "nb.ipynb", text)
+    _, out, _ = run_main(capsys, "--format", "sarif", "nb.ipynb")
+    (result,) = json.loads(out)["runs"][0]["results"]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    line = text.splitlines()[region["startLine"] - 1]
+    start, end = region["startColumn"] - 1, region["endColumn"] - 1
+    assert line[start:end] == "n"
+    assert line[:end].endswith("f(tf.ones([2]), n")
+
+
 def test_a_notebook_cell_that_does_not_parse_is_named_and_the_others_are_checked(tmp_path):
     cells = (*NOTEBOOK_CELLS[:2], "print 'python 2'", NOTEBOOK_CELLS[3])
     write(tmp_path, "nb.ipynb", notebook_json(*cells, markdown_first=False))
@@ -1677,3 +1696,22 @@ def test_a_name_bound_to_a_list_of_numbers_gives_varying_items():
 def test_a_float64_array_meets_float32_by_position_or_by_name(calls, expected):
     source = "@tf.function\ndef scale(x, k):\n    return x\n" + calls
     assert rules_found(source) == expected
+
+
+def test_a_numpy_dtype_conversion_is_not_a_python_value():
+    """np.float32(x) and np.int64(x) are NumPy scalars, keyed like shape-() tensors: ten
+    values give one trace on TensorFlow 2.21 (Tensor versus Python › NumPy scalars), so
+    passing one is no TFL003. A Python float of the same value is."""
+    loop = """
+@tf.function
+def step(x, rate):
+    return x * rate
+
+
+for epoch in range(10):
+    step(tf.ones([2]), {argument})
+"""
+    for argument in ("np.float32(epoch / 10)", "np.int64(epoch)", "np.float64(epoch)"):
+        assert "TFL003" not in rules_found(loop.format(argument=argument)), argument
+    assert "TFL003" in rules_found(loop.format(argument="float(epoch / 10)"))
+    assert "TFL003" in rules_found(loop.format(argument="min(3.0, np.exp(epoch))"))

@@ -8,6 +8,7 @@ naming file and field.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -95,6 +96,12 @@ def _details(record: dict) -> str:
     return "\n".join(lines)
 
 
+_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
 def _plain(text: str) -> str:
-    """Reviewers' notes as text: no line breaks, no stray emphasis or table bars."""
-    return " ".join(text.split()).replace("|", "/").replace("*", "\\*")
+    """Reviewers' notes as text: no line breaks, no stray emphasis or table bars, and a
+    sentence quoted with its Markdown link keeps the link's text only (the link was
+    relative to the reviewed page, not to this one)."""
+    text = _MARKDOWN_LINK.sub(r"\1", " ".join(text.split()))
+    return text.replace("|", "/").replace("*", "\\*")

@@ -83,8 +83,10 @@ def read_notebook(data: bytes) -> Notebook:
         if not all(isinstance(entry, str) for entry in entries):
             notebook.skipped.append((number, "its source is not text"))
             continue
-        positions = [locator.find(entry) for entry in entries] if isinstance(source, list) else []
         code_lines = "".join(entries).splitlines()
+        positions = locator.line_starts_of(entries)
+        if len(positions) != len(code_lines):  # a line break JSON and Python count apart
+            positions = []  # no place in the file rather than a wrong one
         # IPython runs a cell whose lines share an indent as if it had none
         python = _as_python(textwrap.dedent("\n".join(code_lines)).split("\n"))
         if python is None:
@@ -145,13 +147,35 @@ class _FileLocator:
             if character == "\n":
                 self.line_starts.append(index + 1)
 
-    def find(self, entry: str) -> tuple[int, int] | None:
+    def line_starts_of(self, entries: list[str]) -> list[tuple[int, int] | None]:
+        """Where each line of a cell starts in the file, (line, column), or None where
+        its string was not found. A cell's source is a list of strings, usually one per
+        line, or one string holding every line (both are valid notebooks)."""
+        starts: list[tuple[int, int] | None] = []
+        at_line_start = True
+        for entry in entries:
+            found = self._find(entry)
+            for start in _line_offsets(entry):
+                if start == 0 and not at_line_start:
+                    continue  # this entry goes on with the previous entry's line
+                if found is None:
+                    starts.append(None)
+                    continue
+                offset, ascii_only = found
+                escaped = json.dumps(entry[:start], ensure_ascii=ascii_only)[1:-1]
+                starts.append(self._line_and_column(offset + 1 + len(escaped)))
+            at_line_start = entry.endswith("\n")
+        return starts
+
+    def _find(self, entry: str) -> tuple[int, bool] | None:
+        """The offset of the entry's JSON string (its opening quote) after the last one
+        found, and whether it was written with non-ASCII characters escaped."""
         for ascii_only in (False, True):
             encoded = json.dumps(entry, ensure_ascii=ascii_only)
             found = self.raw.find(encoded, self.offset)
             if found >= 0:
                 self.offset = found + len(encoded)
-                return self._line_and_column(found + 1)  # after the opening quote
+                return found, ascii_only
         return None
 
     def _line_and_column(self, offset: int) -> tuple[int, int]:
@@ -163,3 +187,9 @@ class _FileLocator:
             else:
                 high = middle - 1
         return low + 1, offset - self.line_starts[low] + 1
+
+
+def _line_offsets(entry: str) -> list[int]:
+    """The offsets in ``entry`` where a line starts: 0, and after each line break that
+    is not the entry's last character."""
+    return [0] + [i + 1 for i, c in enumerate(entry) if c == "\n" and i + 1 < len(entry)]

@@ -24,7 +24,10 @@ _RANDOM_SCALARS = frozenset(
     f"random.{name}"
     for name in ("random", "uniform", "randint", "randrange", "choice", "gauss", "betavariate")
 )
-# NumPy functions that, on scalars, give a NumPy scalar: keyed on its value like a number.
+# NumPy math that, on scalars, gives a NumPy scalar. A NumPy scalar alone is keyed like a
+# tensor (one trace for all values), but such math is mostly mixed with Python numbers
+# (min(W_MAX, np.exp(...))), whose result is keyed on its value: followed as a number. A
+# dtype conversion (np.float32(x), np.int64(x)) is a NumPy scalar for sure: not listed.
 _NUMPY_SCALARS = frozenset(
     f"numpy.{name}"
     for name in (
@@ -39,10 +42,6 @@ _NUMPY_SCALARS = frozenset(
         "clip",
         "minimum",
         "maximum",
-        "float32",
-        "float64",
-        "int32",
-        "int64",
         "round",
         "floor",
         "ceil",
