@@ -479,10 +479,29 @@ def test_the_hook_renders_the_versions_page_from_the_fixture(doc, monkeypatch):
     hook = load_hook("version_matrix")
     hook.on_config(config=None)
     page = SimpleNamespace(file=SimpleNamespace(src_uri="versions.md"))
+    config = {"docs_dir": str(ROOT / "docs"), "config_file_path": str(ROOT / "mkdocs.yml")}
     out = hook.on_page_markdown(
-        (ROOT / "docs" / "versions.md").read_text(), page=page, config={"docs_dir": "docs"}
+        (ROOT / "docs" / "versions.md").read_text(), page=page, config=config
     )
     assert "[guide/causes.md](guide/causes.md){#page-docs-guide-causes-md}" in out
+    # The fixture's blocks are not the page's blocks of today: the cell says so.
+    assert re.search(r"\[1 pass · \*1 fail\* · 1 not run · \d+ of \d+ blocks current\]", out)
+
+
+def test_a_page_changed_since_the_run_and_a_missing_module_are_named(doc):
+    """A cell and an entry page count results of blocks the page no longer has as such; a
+    block that raised because the entry lacks a module says which module."""
+    blocks = doc["entries"][0]["pages"]["docs/guide/causes.md"]["blocks"]
+    blocks[1]["error"] = "Traceback ...\nModuleNotFoundError: No module named 'IPython'\n"
+    fresh = {"docs/guide/causes.md": [True, False, True, True]}
+    cell = render.cell(doc["entries"][0], "docs/guide/causes.md", str, fresh)
+    assert cell.startswith("[1 pass · *1 fail* · 1 not run · 3 of 4 blocks current](")
+    page = render.entry_details(doc["entries"][0], str, fresh)
+    assert (
+        ": 1 pass, 1 fail, 1 n/a (a block needs `IPython`, which this entry does not install); "
+        "these are the results of an earlier version of the page (3 of 4 blocks current)."
+    ) in page
+    assert "blocks current" not in render.cell(doc["entries"][0], "docs/install.md", str, fresh)
 
 
 @pytest.mark.slow

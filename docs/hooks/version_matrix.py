@@ -60,7 +60,13 @@ def on_page_markdown(markdown, page, config, **_):
             _blocks(Path(config["docs_dir"]) / src, name, config) if name in doc["pages"] else None
         )
         markdown = render.replace_markers(
-            _out_of_search(markdown), src, doc, declared_tensorflow(), page_link, blocks
+            _out_of_search(markdown),
+            src,
+            doc,
+            declared_tensorflow(),
+            page_link,
+            blocks,
+            _fresh(doc, config) if _lists_results(markdown) else None,
         )
         if blocks is not None:
             markdown = render.add_block_notes(
@@ -74,6 +80,25 @@ def on_page_markdown(markdown, page, config, **_):
 def _blocks(path: Path, name: str, config) -> list:
     """The page's Python blocks, with includes resolved as this build resolves them."""
     return page_blocks(path, snippets_config(Path(config["config_file_path"])))
+
+
+def _lists_results(markdown: str) -> bool:
+    """The Versions page's table and the entry pages count each page's results."""
+    return any(m.group("name") in ("table", "entry") for m in render.MARKER.finditer(markdown))
+
+
+def _fresh(doc: dict, config) -> dict:
+    """Per page the matrix ran, whether each of its blocks as they are now is the block it
+    ran; read once per build."""
+    if "fresh" not in _loaded:
+        docs_dir = Path(config["docs_dir"])
+        paths = {name: docs_dir / name.removeprefix("docs/") for name in doc["pages"]}
+        _loaded["fresh"] = {
+            name: render.current(doc, name, _blocks(path, name, config))
+            for name, path in paths.items()
+            if doc["pages"][name] and path.is_file()
+        }
+    return _loaded["fresh"]  # type: ignore[return-value]
 
 
 def reference() -> str:

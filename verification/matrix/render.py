@@ -12,7 +12,7 @@ import html
 import io
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from markdown.extensions.toc import slugify
@@ -167,6 +167,28 @@ def page_counts(entry: dict, page: str) -> dict[str, int]:
     for block in entry["pages"][page]["blocks"]:
         counts[block["status"]] += 1
     return counts
+
+
+_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'\s*$")
+
+
+def missing_modules(entry: dict, page: str) -> list[str]:
+    """The modules whose absence made blocks of ``page`` raise on ``entry``: a block that
+    needs what the entry does not install, not a change in TensorFlow."""
+    found = []
+    for block in entry["pages"][page]["blocks"]:
+        match = _MISSING_MODULE.search(block["error"]) if block["status"] == "failed" else None
+        if match and match[1] not in found:
+            found.append(match[1])
+    return found
+
+
+def stale_note(page: str, fresh: Mapping[str, Sequence[bool]] | None) -> str:
+    """ "k of n blocks current" when the page changed since the matrix ran (else "")."""
+    flags = (fresh or {}).get(page)
+    if flags is None or all(flags):
+        return ""
+    return f"{sum(flags)} of {len(flags)} blocks current"
 
 
 def needs(entry: dict, page: str) -> str:
@@ -406,7 +428,12 @@ def measured_range_sentence(
 # --- the Versions page ------------------------------------------------------------------
 
 
-def cell(entry: dict, page: str, page_link: Callable[[str], str | None]) -> str:
+def cell(
+    entry: dict,
+    page: str,
+    page_link: Callable[[str], str | None],
+    fresh: Mapping[str, Sequence[bool]] | None = None,
+) -> str:
     details = page_link(entry_page(entry["id"]))
     if entry["environment"]["status"] != "ok":
         return f"[no environment]({details})"
@@ -423,10 +450,16 @@ def cell(entry: dict, page: str, page_link: Callable[[str], str | None]) -> str:
     blocked = counts["not-applicable"]
     if blocked:
         parts.append(f"{blocked} not run")
+    if stale_note(page, fresh):
+        parts.append(stale_note(page, fresh))
     return f"[{' · '.join(parts)}]({details})"
 
 
-def matrix_table(doc: dict, page_link: Callable[[str], str | None]) -> str:
+def matrix_table(
+    doc: dict,
+    page_link: Callable[[str], str | None],
+    fresh: Mapping[str, Sequence[bool]] | None = None,
+) -> str:
     pages = [name for name, blocks in doc["pages"].items() if blocks]
     entries = doc["entries"]
     header = "| Page | " + " | ".join(label(e["id"]) for e in entries) + " |"
@@ -436,7 +469,8 @@ def matrix_table(doc: dict, page_link: Callable[[str], str | None]) -> str:
         target = page_link(page)
         shown = plain(page.removeprefix("docs/"))
         name = f"[{shown}]({target}){{#{anchor('page', page)}}}" if target else shown
-        rows.append(f"| {name} | " + " | ".join(cell(e, page, page_link) for e in entries) + " |")
+        cells = " | ".join(cell(e, page, page_link, fresh) for e in entries)
+        rows.append(f"| {name} | {cells} |")
     packages = " | ".join(package_cell(e, page_link) for e in entries)
     rows.append(f"| **package tests** | {packages} |")
     return "\n".join(rows) + "\n"
@@ -457,7 +491,11 @@ def package_cell(entry: dict, page_link: Callable[[str], str | None]) -> str:
     return f"[{text}]({target})"
 
 
-def entry_details(entry: dict, page_link: Callable[[str], str | None]) -> str:
+def entry_details(
+    entry: dict,
+    page_link: Callable[[str], str | None],
+    fresh: Mapping[str, Sequence[bool]] | None = None,
+) -> str:
     """The page of one entry: where and how it ran, its package tests, and what every
     block that did not print what the guide shows did there, page by page."""
     entry_id = entry["id"]
@@ -518,6 +556,15 @@ def entry_details(entry: dict, page_link: Callable[[str], str | None]) -> str:
         summary = ", ".join(f"{n} {STATUS_WORDS[s]}" for s, n in counts.items() if n)
         if result.get("needs"):
             summary = f"not run: it needs {plain(result['needs'])}, which this entry lacks"
+        lacking = missing_modules(entry, page)
+        if lacking:
+            modules = ", ".join(code(module) for module in lacking)
+            summary += f" (a block needs {modules}, which this entry does not install)"
+        if stale_note(page, fresh):
+            summary += (
+                f"; these are the results of an earlier version of the page "
+                f"({stale_note(page, fresh)})"
+            )
         out.append(f"{name}: {summary}.")
         out.append("")
         if result["error"]:
@@ -616,7 +663,11 @@ def provenance_sentence(doc: dict) -> str:
 
 
 def entry_page_markdown(
-    page: str, entry_id: str | None, doc: dict, page_link: Callable[[str], str | None]
+    page: str,
+    entry_id: str | None,
+    doc: dict,
+    page_link: Callable[[str], str | None],
+    fresh: Mapping[str, Sequence[bool]] | None = None,
 ) -> str:
     """The details of entry ``entry_id``, on its own page (``versions/ID.md``) only."""
     if entry_id is None:
@@ -629,7 +680,7 @@ def entry_page_markdown(
     entry = next((e for e in doc["entries"] if e["id"] == entry_id), None)
     if entry is None:
         raise MarkerError(f"{page}: the version matrix has no entry {entry_id!r}")
-    return entry_details(entry, page_link)
+    return entry_details(entry, page_link, fresh)
 
 
 def entries_index(doc: dict, page_link: Callable[[str], str | None]) -> str:
@@ -669,15 +720,18 @@ def replace_markers(
     declared: str,
     page_link: Callable[[str], str | None],
     blocks: Sequence[DocBlock] | None = None,
+    fresh: Mapping[str, Sequence[bool]] | None = None,
 ) -> str:
     """Expand ``<!-- version-matrix:NAME -->`` markers. ``page-differences`` may be on any
     page whose ``blocks`` are given; ``entry ID`` belongs on the page of that entry,
-    ``versions/ID.md``; the others belong on the Versions page."""
+    ``versions/ID.md``; the others belong on the Versions page. ``fresh`` gives, per page
+    the matrix ran, whether each of its blocks as they are now is the block it ran
+    (``current``): a page changed since is said to be so."""
 
     def expand(match: re.Match) -> str:
         name, argument = match.group("name"), match.group("argument")
         if name == "entry":
-            return entry_page_markdown(page, argument, doc, page_link)
+            return entry_page_markdown(page, argument, doc, page_link, fresh)
         if argument is not None:
             raise MarkerError(f"{page}: version-matrix:{name} takes no argument")
         if name == "page-differences":
@@ -688,7 +742,7 @@ def replace_markers(
         if page != VERSIONS_PAGE:
             raise MarkerError(f"{page}: version-matrix markers belong on {VERSIONS_PAGE}")
         if name == "table":
-            return matrix_table(doc, page_link)
+            return matrix_table(doc, page_link, fresh)
         if name == "details":
             return entries_index(doc, page_link)
         if name == "support":
