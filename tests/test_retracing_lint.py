@@ -1700,7 +1700,7 @@ def test_a_float64_array_meets_float32_by_position_or_by_name(calls, expected):
 
 def test_a_numpy_dtype_conversion_is_not_a_python_value():
     """np.float32(x) and np.int64(x) are NumPy scalars, keyed like shape-() tensors: ten
-    values give one trace on TensorFlow 2.21 (Tensor versus Python › NumPy scalars), so
+    values give one trace on TensorFlow 2.21 (Tensor versus Python, "NumPy arrays and NumPy scalars"), so
     passing one is no TFL003. A Python float of the same value is."""
     loop = """
 @tf.function
@@ -1715,3 +1715,25 @@ for epoch in range(10):
         assert "TFL003" not in rules_found(loop.format(argument=argument)), argument
     assert "TFL003" in rules_found(loop.format(argument="float(epoch / 10)"))
     assert "TFL003" in rules_found(loop.format(argument="min(3.0, np.exp(epoch))"))
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "import numpy as np\nimport tensorflow.compat.v1 as tf\nfrom tensorflow.compat.v1.keras import models\n",
+        "import numpy as np\nimport tensorflow as tf\nfrom tensorflow.python.keras import models\n",
+        "import numpy as np\nimport tensorflow.compat.v2 as tf\nfrom tensorflow.compat.v2.keras import models\n",
+    ],
+)
+def test_compat_and_internal_spellings_of_keras_and_tf_function_are_followed(header):
+    """tf.compat.v1 and tf.compat.v2 hold the same tf.function and tf.keras, and old code
+    imports Keras from tensorflow.python.keras: each is read as its public name."""
+    source = """
+base = models.load_model("m.h5")
+for step in range(5):
+    last = models.Model(inputs=base.input, outputs=base.output)
+    last.predict(np.ones((4, 3)))
+    f = tf.function(lambda x: x + 1)
+    f(tf.constant(step))
+"""
+    assert sorted(set(rules_found(source, header=header))) == ["TFL001", "TFL002"]

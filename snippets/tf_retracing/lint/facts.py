@@ -359,7 +359,7 @@ class ModuleFacts(TfFunctionFacts, ModelFacts, InstanceFacts):
             node = node.value
         if not isinstance(node, ast.Name) or node.id not in self.aliases:
             return None
-        return ".".join([self.aliases[node.id], *reversed(parts)])
+        return _canonical(".".join([self.aliases[node.id], *reversed(parts)]))
 
     def imports(self, package: str) -> bool:
         return any(q == package or q.startswith(package + ".") for q in self.aliases.values())
@@ -691,3 +691,19 @@ class ModuleFacts(TfFunctionFacts, ModelFacts, InstanceFacts):
                     )
             cache[id(definition)] = found
         return cache[id(definition)]
+
+
+# Other spellings of TensorFlow's public names: tf.compat.v1 and tf.compat.v2 hold the same
+# tf.function and tf.keras, and old code imports Keras from tensorflow.python.keras.
+_SPELLINGS = (
+    ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("tensorflow.python.keras.", "tensorflow.keras."),
+)
+
+
+def _canonical(name: str) -> str:
+    for spelling, canonical in _SPELLINGS:
+        if name.startswith(spelling):
+            return canonical + name[len(spelling) :]
+    return name
