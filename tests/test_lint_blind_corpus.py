@@ -126,7 +126,7 @@ def test_the_lint_page_shows_the_blind_score_beside_the_latest():
     assert page.count("line ") >= sum(len(f["missed"]) for f in data["files"])
 
 
-@pytest.mark.parametrize("corpus", [2, 3])
+@pytest.mark.parametrize("corpus", [2, 3, 4, 5])
 def test_the_split_corpora_are_split_in_two_halves_by_family(corpus):
     """Marked blind from the rules page; split before the linter first ran on it, so that
     one half can be tuned on and the other scored once (blind<N>_sealed_results.json keeps
@@ -173,3 +173,33 @@ def test_scoring_one_half_scores_only_its_files(tmp_path, monkeypatch):
     assert scored["provenance"]["half"] == "sealed" and scored["first_run"] is None
     again = blind.run(tmp_path, marks, out, "sealed")
     assert again["first_run"]["summary"] == scored["summary"]  # the first score is kept
+
+
+def test_the_split_corpora_show_each_halfs_first_score_beside_the_latest():
+    """Every split corpus and half, from its results file: the first score (for a sealed
+    half, its one blind score) and the latest, each with its code hash."""
+    from verification.lint_corpus import split_scores
+
+    data = split_scores.read_results()
+    page = split_scores.replace_marker(f"x\n{split_scores.MARKER}\n", data, str)
+    for (corpus, half), results in data.items():
+        first = (results["first_run"] or results)["summary"]
+        row = next(
+            line
+            for line in page.splitlines()
+            if line.startswith(f"| [{corpus}]") and f"| {half} |" in line
+        )
+        assert f"{first['found']} of {first['hazards']} (" in row.split(" | ")[3]
+        latest = results["summary"]
+        assert f"{latest['found']} of {latest['hazards']} (" in row.split(" | ")[4]
+        assert f"`{results['provenance']['code_hash']}`" in row
+
+
+def test_a_malformed_split_result_names_its_file_and_field(tmp_path):
+    from verification.corpus_results import ResultsError
+    from verification.lint_corpus import split_scores
+
+    path = tmp_path / "blind9_tune_results.json"
+    path.write_text(json.dumps({"summary": {"files": "many"}, "provenance": {}}), "utf-8")
+    with pytest.raises(ResultsError, match=r"blind9_tune_results.json: latest: summary.files"):
+        split_scores.read_results([9], lambda half, corpus: path)

@@ -1,9 +1,10 @@
 """MkDocs hook: the explainer's, the linter's and the serving predictor's scores on their
 corpora, and the search's on its held-out query sets, rendered at build time where a page
 has ``<!-- explainer-corpus -->``, ``<!-- lint-corpus -->``, ``<!-- lint-blind-corpus -->``,
-``<!-- serving-corpus -->`` or ``<!-- search-held-out -->``, from the results files that
+``<!-- lint-split-corpora -->``, ``<!-- serving-corpus -->`` or
+``<!-- search-held-out -->``, from the results files that
 ``python -m verification.{explainer,lint,serving}_corpus run`` (``lint_corpus blind`` for
-the blind corpus, ``search_heldout score`` for search) write. A missing or malformed file
+the blind corpora, ``search_heldout score`` for search) write. A missing or malformed file
 fails the build, naming the file and the field; the logic lives in ``verification``."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from verification.explainer_corpus import render as explainer_render
 from verification.explainer_corpus.results import read_results as explainer_results
 from verification.lint_corpus import blind as lint_blind
 from verification.lint_corpus import render as lint_render
+from verification.lint_corpus import split_scores as lint_split
 from verification.lint_corpus.results import read_results as lint_results
 from verification.serving_corpus import render as serving_render
 from verification.serving_corpus.results import read_results as serving_results
@@ -25,6 +27,7 @@ CORPORA = (
     ("linter corpus", lint_render, lint_results),
     ("serving corpus", serving_render, serving_results),
     ("linter blind corpus", lint_blind, lint_blind.read_results),
+    ("linter split blind corpora", lint_split, lint_split.read_results),
     ("held-out search sets", search_scores, search_scores.read_results),
 )
 
