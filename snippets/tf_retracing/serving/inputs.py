@@ -148,13 +148,14 @@ def _refuse_if_not_dense(x: Any, opening: Any) -> None:
 def _as_tensor(value: Any) -> tf.Tensor:
     if isinstance(value, tf.Tensor):
         return value
-    reason = _not_dense_reason(value)
-    if reason is not None:
-        raise ValueError(reason)
     try:
         return tf.convert_to_tensor(value)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"cannot use {type(value).__name__} as a model input: {error}") from error
+        # Asked only on failure, off the per-call path: TensorFlow refuses to convert a
+        # sparse or ragged tensor, and the reason says what to pass instead.
+        reason = _not_dense_reason(value)
+        message = reason or f"cannot use {type(value).__name__} as a model input: {error}"
+        raise ValueError(message) from error
 
 
 def _flatten(x: Any) -> tuple[Any, list]:
