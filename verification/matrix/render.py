@@ -450,8 +450,9 @@ def cell(
     blocked = counts["not-applicable"]
     if blocked:
         parts.append(f"{blocked} not run")
-    if stale_note(page, fresh):
-        parts.append(stale_note(page, fresh))
+    stale = stale_note(page, fresh)
+    if stale:
+        parts.append(stale)
     return f"[{' · '.join(parts)}]({details})"
 
 
@@ -560,11 +561,9 @@ def entry_details(
         if lacking:
             modules = ", ".join(code(module) for module in lacking)
             summary += f" (a block needs {modules}, which this entry does not install)"
-        if stale_note(page, fresh):
-            summary += (
-                f"; these are the results of an earlier version of the page "
-                f"({stale_note(page, fresh)})"
-            )
+        stale = stale_note(page, fresh)
+        if stale:
+            summary += f"; these are the results of an earlier version of the page ({stale})"
         out.append(f"{name}: {summary}.")
         out.append("")
         if result["error"]:
