@@ -116,7 +116,11 @@ class PageRuns:
     def shared(cls, pages: list[Path]) -> PageRuns:
         folder = shared_folder("reader-pages")
         command = [sys.executable, "-m", "verification.harness.reader_pages", str(folder / "pages")]
-        return cls(pages, BackgroundJob(folder, command + [str(page) for page in pages], ROOT))
+        # The page runs are read last (pytest_collection_modifyitems) and the site build
+        # is waited for first: at a lower priority they leave it the cores and take what
+        # the tests leave.
+        job = BackgroundJob(folder, command + [str(p) for p in pages], ROOT, niceness=10)
+        return cls(pages, job)
 
     def start(self) -> None:
         self._workdir.mkdir(parents=True, exist_ok=True)

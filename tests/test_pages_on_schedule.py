@@ -22,18 +22,25 @@ STARTS_A_PROCESS = re.compile(r"ray\.init\(|subprocess\.run\(\s*\[sys\.executabl
 
 def collected(*options: str) -> list[str]:
     """The ids of PAGE_RUN_TESTS that pytest selects with ``options`` (and this suite's
-    conftest, without the project's addopts so that the marks chosen are the ones given)."""
+    conftest, without the project's addopts so that the marks chosen are the ones given),
+    each after the run that gets it: ``scheduled`` or ``make-test``. One collection costs a
+    few seconds (every page is read), so each test makes one."""
     command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-o", "addopts="]
+    command += ["-p", "tests.scheduled_marks_plugin"]
     done = subprocess.run(
         [*command, *options, *PAGE_RUN_TESTS],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return [line for line in done.stdout.splitlines() if line.startswith("tests/")]
+    return [
+        line for line in done.stdout.splitlines() if line.startswith(("scheduled ", "make-test "))
+    ]
 
 
-def pages_of(ids: list[str]) -> set[str]:
-    """The pages the tests are about: ``test[docs/page.md]`` or ``test[docs/page.md::3]``."""
+def pages_of(runs: list[str], run: str) -> set[str]:
+    """The pages the tests ``run`` gets are about: ``test[docs/page.md]`` or
+    ``test[docs/page.md::3]``."""
+    ids = [line.split(" ", 1)[1] for line in runs if line.startswith(f"{run} ")]
     return {re.fullmatch(r"[^\[]+\[(.+?)(?:::\d+)?\]", test)[1] for test in ids}
 
 
@@ -43,14 +50,16 @@ def test_each_page_on_the_schedule_starts_processes_of_its_own():
         assert STARTS_A_PROCESS.search(code), f"{name} starts no process: {reason}?"
 
 
-def test_make_test_runs_every_page_but_those_on_the_schedule():
+def test_make_test_runs_every_page_but_those_on_the_schedule_which_the_scheduled_run_runs():
     every_page = {relative_name(page) for page in documented_pages()}
-    assert pages_of(collected("-m", "not scheduled")) == every_page - set(PAGES_ON_SCHEDULE)
+    runs = collected()
+    assert pages_of(runs, "make-test") == every_page - set(PAGES_ON_SCHEDULE)
+    assert pages_of(runs, "scheduled") == set(PAGES_ON_SCHEDULE)
 
 
-def test_the_scheduled_run_and_make_test_page_run_the_pages_on_the_schedule():
-    assert pages_of(collected("-m", "scheduled")) == set(PAGES_ON_SCHEDULE)
-    chosen = collected("-m", "not scheduled", *(f"--page={name}" for name in PAGES_ON_SCHEDULE))
-    assert pages_of(chosen) == set(PAGES_ON_SCHEDULE)
-    blocks = [test for test in chosen if test.startswith("tests/test_docs_blocks.py")]
+def test_make_test_page_runs_a_page_on_the_schedule():
+    chosen = collected(*(f"--page={name}" for name in PAGES_ON_SCHEDULE))
+    assert pages_of(chosen, "make-test") == set(PAGES_ON_SCHEDULE)
+    assert not pages_of(chosen, "scheduled")
+    blocks = [run for run in chosen if run.startswith("make-test tests/test_docs_blocks.py")]
     assert len(blocks) == sum(len(page_blocks(ROOT / name)) for name in PAGES_ON_SCHEDULE)

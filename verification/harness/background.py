@@ -8,7 +8,7 @@ through ``python -m verification.harness.background``, which writes the command'
 The session's main process stops what is still running when the session ends
 (``stop_all``).
 
-Usage: python -m verification.harness.background JOB_FOLDER COMMAND...
+Usage: python -m verification.harness.background JOB_FOLDER NICENESS COMMAND...
 """
 
 from __future__ import annotations
@@ -27,8 +27,13 @@ LOG_TAIL_CHARS = 4000
 class BackgroundJob:
     """One command run once per session, whichever worker asks first."""
 
-    def __init__(self, folder: Path, command: list[str], cwd: Path, env: dict | None = None):
+    def __init__(
+        self, folder: Path, command: list[str], cwd: Path, env: dict | None = None, niceness=0
+    ):
+        """``niceness`` is added to the command's: a job not needed until late in the
+        session yields the cores to the work that is."""
         self.folder = folder
+        self.niceness = niceness
         self.command = command
         self.cwd = cwd
         self.env = env
@@ -50,6 +55,7 @@ class BackgroundJob:
                     "-m",
                     "verification.harness.background",
                     str(self.folder),
+                    str(self.niceness),
                     *self.command,
                 ],
                 cwd=self.cwd,
@@ -102,7 +108,8 @@ def stop_all(root: Path) -> None:
             os.killpg(int(pid_file.read_text(encoding="utf-8")), signal.SIGKILL)
 
 
-def _run(folder: Path, command: list[str]) -> int:
+def _run(folder: Path, niceness: int, command: list[str]) -> int:
+    os.nice(niceness)  # inherited by the command and everything it starts
     status = subprocess.run(command, check=False).returncode
     written = folder / "status.tmp"
     written.write_text(str(status), encoding="utf-8")
@@ -111,4 +118,4 @@ def _run(folder: Path, command: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(_run(Path(sys.argv[1]), sys.argv[2:]))
+    sys.exit(_run(Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]))
