@@ -26,7 +26,7 @@ def collected(*options: str) -> list[str]:
     each after the run that gets it: ``scheduled`` or ``make-test``. One collection costs a
     few seconds (every page is read), so each test makes one."""
     command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-o", "addopts="]
-    command += ["-p", "tests.scheduled_marks_plugin"]
+    command += ["-p", "verification.harness.scheduled_marks"]
     done = subprocess.run(
         [*command, *options, *PAGE_RUN_TESTS],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,

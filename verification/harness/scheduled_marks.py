@@ -1,6 +1,7 @@
-"""A pytest plugin for tests/test_pages_on_schedule.py (``-p tests.scheduled_marks_plugin``):
-once collection is done, it prints each test's id after ``scheduled`` or ``make-test``, so
-that one collection tells which tests each of the two runs gets."""
+"""A pytest plugin for tests/test_pages_on_schedule.py
+(``-p verification.harness.scheduled_marks``): once collection is done, it prints each
+test's id after ``scheduled`` or ``make-test``, so that one collection tells which tests
+each of the two runs gets."""
 
 from __future__ import annotations
 
