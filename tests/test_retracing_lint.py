@@ -1738,3 +1738,26 @@ for step in range(5):
 """
     found = rules_found(source, header="import numpy as np\n" + header)
     assert sorted(set(found)) == ["TFL001", "TFL002"]
+
+
+@pytest.mark.parametrize(
+    "constructor",
+    [
+        "from keras.applications import ResNet50\nnet = ResNet50(weights=None)",
+        "import tensorflow as tf\nnet = tf.keras.applications.MobileNetV2()",
+        "from keras.applications import efficientnet\nnet = efficientnet.EfficientNetB0()",
+    ],
+)
+def test_a_model_from_keras_applications_is_a_model_whatever_its_name(constructor):
+    source = f"{constructor}\nfor x in batches:\n    net.predict(x)\n"
+    assert rules_found(source, header="") == ["TFL004"]
+
+
+def test_a_function_of_keras_applications_builds_no_model():
+    source = (
+        "from keras.applications.resnet50 import preprocess_input\n"
+        "net = preprocess_input(images)\n"
+        "for x in batches:\n"
+        "    net.predict(x)\n"
+    )
+    assert rules_found(source, header="") == []

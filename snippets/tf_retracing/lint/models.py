@@ -23,6 +23,9 @@ _MODEL_FACTORIES = frozenset(
         "models.clone_model",
     )
 )
+# keras.applications.ResNet50, keras.applications.resnet50.ResNet50...: a class-like name
+# under it builds a model (its lowercase functions preprocess or decode).
+_APPLICATIONS = tuple(f"{keras}.applications." for keras in KERAS)
 # Keras objects whose every new instance is a new key for tf.function (no tracing protocol).
 _KERAS_OBJECT_MODULES = ("optimizers.", "layers.", "models.", "losses.", "metrics.")
 
@@ -46,7 +49,10 @@ class ModelFacts:
         return False
 
     def is_model_factory(self, node: ast.AST) -> bool:
-        return self.qualified_name(node) in _MODEL_FACTORIES
+        name = self.qualified_name(node) or ""
+        if name.startswith(_APPLICATIONS):
+            return name.rsplit(".", 1)[-1][:1].isupper()
+        return name in _MODEL_FACTORIES
 
     def is_keras_object_constructor(self, node: ast.AST) -> bool:
         """``keras.optimizers.Adam``, ``tf.keras.layers.Dense``...: a Keras class."""
