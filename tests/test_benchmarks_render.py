@@ -192,3 +192,25 @@ def test_the_explainers_overhead_is_said_from_its_slowest_pair_of_runs():
     assert "at 10,000 retraces at most 7.5% (from 0.10% over 3 pairs)" in sentence
     assert "100 retraces" not in sentence
     assert "bounds nothing" in overhead_sentence(rows[1:])
+
+
+def _goal_row(floor, dispatch, dispatch_met, price=None) -> dict:
+    return {"floor": floor, "dispatch": dispatch, "dispatch_met": dispatch_met, "price": price}
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        # The dispatch goal does not apply: its median is not read, the floor's is (1.03).
+        (_goal_row((1.02, 0.98, 1.06), (0.97, 0.9, 1.05), None), "none known"),
+        (_goal_row((1.05, 1.01, 1.09), (0.97, 0.9, 1.05), None), "none found yet"),
+        # It applies, and its median misses.
+        (_goal_row((1.0, 0.97, 1.02), (0.9, 0.86, 0.95), False), "none found yet"),
+        (_goal_row((1.0, 0.97, 1.05), (0.8, 0.75, 0.87), False), "none known"),
+        (_goal_row((1.1, 1.0, 1.2), (1.0, 0.9, 1.1), None, "a known price"), "a known price"),
+    ],
+)
+def test_a_miss_names_its_price_or_that_only_the_intervals_upper_end_misses(row, expected):
+    from benchmarks.render import _price_text
+
+    assert _price_text(row).startswith(expected)

@@ -1761,3 +1761,26 @@ def test_a_function_of_keras_applications_builds_no_model():
         "    net.predict(x)\n"
     )
     assert rules_found(source, header="") == []
+
+
+@pytest.mark.parametrize(
+    ("window", "expected"),
+    [
+        ("seq[:, i : 2 * i]", ["TFL004", "TFL011"]),  # both bounds move, apart: it widens
+        ("seq[:, i - 3 : 2 * i]", ["TFL004", "TFL011"]),
+        ("seq[:, i : i + 4]", ["TFL004"]),  # one width
+        ("seq[:, i * k : (i + 1) * k]", ["TFL004"]),  # k wide, whatever k is
+        ("seq[:, i : f(i)]", ["TFL004"]),  # a width that cannot be told is left alone
+        ("seq[:, start:end]", ["TFL004"]),  # two names: their relation is not read
+    ],
+)
+def test_a_window_whose_bounds_both_move_is_found_when_its_width_follows_the_loop(window, expected):
+    source = f"""
+    model = keras.models.load_model("m.keras")
+    seq = np.ones([1, 64, 3])
+    k = 4
+    for i in range(1, 10):
+        start, end = i * k, (i + 1) * k
+        model.predict({window}, verbose=0)
+    """
+    assert sorted(rules_found(source)) == expected

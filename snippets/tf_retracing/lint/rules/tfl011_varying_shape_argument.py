@@ -11,6 +11,7 @@ from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.keras_receivers import predicts_like_a_keras_model
 from tf_retracing.lint.rule import Rule
+from tf_retracing.lint.slice_width import width_varies
 from tf_retracing.lint.syntax import walk
 from tf_retracing.lint.varying import varying_values
 
@@ -163,10 +164,11 @@ def _rebound_in_the_loop(facts: ModuleFacts, array: ast.AST, ctx: Context) -> bo
 
 
 def _varying_slice_width(index: ast.AST, varying, regrown: bool = False) -> str | None:
-    """``x[:n]`` or ``x[n:]``: the width follows ``n``. With both bounds varying
-    (``x[i * k : (i + 1) * k]``) the width may well be constant: left alone. So is
-    ``x[n:]`` on an array the loop rebinds (``regrown``): a forecast that appends one
-    step per iteration and reads ``X[:, step:]`` keeps a window of one width."""
+    """``x[:n]`` or ``x[n:]``: the width follows ``n``. With both bounds varying, the width
+    is worked out where it can be (slice_width): ``x[i : 2 * i]`` widens, while
+    ``x[i * k : (i + 1) * k]`` keeps one width and is left alone, as is a width that cannot
+    be told. So is ``x[n:]`` on an array the loop rebinds (``regrown``): a forecast that
+    appends one step per iteration and reads ``X[:, step:]`` keeps a window of one width."""
     slices = index.elts if isinstance(index, ast.Tuple) else [index]
     for part in slices:
         if not isinstance(part, ast.Slice):
@@ -177,6 +179,10 @@ def _varying_slice_width(index: ast.AST, varying, regrown: bool = False) -> str 
             continue  # to the end of an array that grows: the width may well be constant
         if (lower is None) != (upper is None):
             return lower or upper
+        if lower is not None and upper is not None:
+            widening = width_varies(part.lower, part.upper, varying)
+            if widening is not None:
+                return widening
     return None
 
 
