@@ -248,11 +248,15 @@ def test_every_built_page_is_checked(built_site):
 # palette only switches an attribute on <body>), so every other rule gives in the dark
 # scheme what it gave in the light one.
 # axe preloads the page's style sheets for one rule only, css-orientation-lock, which is
-# not a colour rule: the colour run skips that work (about 1 CPU-second on a long page).
+# not a colour rule, and is experimental in axe 4, so a run that does not name it leaves it
+# out: neither the colour run nor the run of every rule needs the preloading (about 0.15
+# CPU-s a page; test_the_style_sheet_rule_is_left_out_of_a_run_of_every_rule keeps this
+# true).
 COLOUR_RULES = {
     "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
     "preload": False,
 }
+EVERY_RULE = {"preload": False}
 # axe's contrast rule finds each text's background from the elements drawn under it, which
 # on a page of highlighted code is three quarters of axe's time (thousands of tokens). Text
 # inside <pre> is drawn on its code block's own background, so CODE_TEXT_CONTRAST checks it
@@ -717,13 +721,6 @@ def check_shows_no_start_up_log_and_no_tag_chips(path: str, page: Page) -> None:
     for noise in ("absl::InitializeLog", "cuInit", "cpu_feature_guard", "hide-output"):
         assert noise not in text, f"{path} shows {noise!r}"
     assert page.locator(".celltoolbar, .tags_button_container").count() == 0
-
-
-# axe preloads the page's style sheets for one rule only, css-orientation-lock, which is
-# experimental in axe 4 and left out of a run that does not name it: the preloading is then
-# about 0.15 CPU-s a page spent for nothing
-# (test_the_style_sheet_rule_is_left_out_of_a_run_of_every_rule keeps this true).
-EVERY_RULE = {"preload": False}
 
 
 def check_loads_with_a_title_and_accessibly(path: str, page: Page, checked: set[str]) -> None:

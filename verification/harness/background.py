@@ -28,7 +28,12 @@ class BackgroundJob:
     """One command run once per session, whichever worker asks first."""
 
     def __init__(
-        self, folder: Path, command: list[str], cwd: Path, env: dict | None = None, niceness=0
+        self,
+        folder: Path,
+        command: list[str],
+        cwd: Path,
+        env: dict | None = None,
+        niceness: int = 0,
     ):
         """``niceness`` is added to the command's: a job not needed until late in the
         session yields the cores to the work that is."""

@@ -21,9 +21,9 @@ def width_varies(lower: ast.AST, upper: ast.AST, varying) -> str | None:
     low, high = _linear(lower, varying), _linear(upper, varying)
     if low is None or high is None or set(low) != set(high):
         return None  # unread, or two names (``x[start:end]``) whose relation is not read
-    for name in sorted(set(low) | set(high)):
-        difference = Counter(high.get(name, Counter()))
-        difference.subtract(low.get(name, Counter()))
+    for name in sorted(high):
+        difference = Counter(high[name])
+        difference.subtract(low[name])
         if any(count != 0 for count in difference.values()):
             return name
     return None
