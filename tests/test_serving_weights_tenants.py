@@ -324,3 +324,64 @@ def test_a_weights_file_read_directly_gives_what_keras_load_weights_gives(tmp_pa
         assert_close(served_quietly(predictor, "n", inputs()), second(inputs()))
     first.load_weights(path)
     assert_close(served_quietly(predictor, "n", inputs()), first(inputs()))
+
+
+def counted_checks(monkeypatch) -> dict:
+    """Count the check's eager reference calls and the tenant graph's calls."""
+    from tf_retracing.serving import routing, shared_graph
+
+    counts = {"eager": 0, "graph": 0}
+    real_eager, real_graph = routing._weights_defined_output, shared_graph._Graph.call_values
+
+    def eager(*args):
+        counts["eager"] += 1
+        return real_eager(*args)
+
+    def graph(self, *args):
+        counts["graph"] += 1
+        return real_graph(self, *args)
+
+    monkeypatch.setattr(routing, "_weights_defined_output", eager)
+    monkeypatch.setattr(shared_graph._Graph, "call_values", graph)
+    return counts
+
+
+def test_a_further_tenants_first_request_runs_the_graph_and_the_eager_call_once(monkeypatch):
+    counts = counted_checks(monkeypatch)
+    predictor = SharedGraphPredictor()
+    models = [mlp_with_state(seed) for seed in (1, 2)]
+    for k, model in enumerate(models):
+        predictor.add_weights(k, model, model.get_weights())
+    x = inputs()
+    assert_close(predictor.predict(0, x), models[0](x))
+    # The first tenant: the request's input and the perturbed one, each both ways.
+    assert counts == {"eager": 2, "graph": 2}
+    assert_close(predictor.predict(1, x), models[1](x))
+    # A further tenant: its own input once each way, and the graph's output is the answer.
+    assert counts == {"eager": 3, "graph": 3}
+    assert_close(predictor.predict(1, x), models[1](x))
+    assert counts == {"eager": 3, "graph": 4}
+
+
+def test_the_perturbed_input_is_probed_until_a_tenants_check_passes_with_it(monkeypatch):
+    """A graph that is right on the request's input only (as one that kept the input it
+    was traced on would be) fails every tenant's check, not only the first one's."""
+    from tf_retracing.serving import routing
+
+    real = routing._weights_defined_output
+    first_input = inputs()
+
+    def wrong_off_the_first_input(model, x, snapshot):
+        output = real(model, x, snapshot)
+        same = x.shape == first_input.shape and np.array_equal(x, first_input)
+        return output if same else output + 1.0
+
+    monkeypatch.setattr(routing, "_weights_defined_output", wrong_off_the_first_input)
+    predictor = SharedGraphPredictor()
+    models = [mlp_with_state(seed) for seed in (1, 2)]
+    for k, model in enumerate(models):
+        predictor.add_weights(k, model, model.get_weights())
+    for k in range(2):
+        with pytest.warns(ServingFallbackWarning, match=f"tenant {k} cannot share a graph"):
+            predictor.predict(k, first_input)
+        assert "differs from model(x)" in predictor.fallback_reason(k)

@@ -288,7 +288,7 @@ class SharedGraphPredictor:
             kind = _served_kind(kind, leaves, record.exact_kinds)
             graph = record.graphs.get(kind)
             if graph is None:
-                graph = _of_any_shape(
+                checked = _of_any_shape(
                     lambda kind: self._verified_tenant_graph(
                         tenant, record, reference, arguments, leaves, kind
                     ),
@@ -297,8 +297,9 @@ class SharedGraphPredictor:
                     record.exact_kinds,
                     refused=ValueError,
                 )
-                if graph is None:  # the check moved the tenant to the eager route
+                if checked is None:  # the check moved the tenant to the eager route
                     return _eager_on_values(reference, arguments, x)
+                return checked  # the graph's output on x, which the check compared
             return graph.call_values(arguments, leaves)
         except tf.errors.OpError as error:
             message = f"{_tenant_input_mismatch(tenant, reference.model, x)}: {error.message}"
@@ -342,8 +343,11 @@ class SharedGraphPredictor:
         return {kind: graph.compilation for kind, graph in record.graphs.items()}
 
     def _verified_tenant_graph(self, tenant, record, reference, arguments, leaves, kind):
-        """The architecture's graph on weight values for this input kind, once its output
-        on the tenant's weights matched the reference model's own call on them."""
+        """Check the architecture's graph on weight values for this input kind against the
+        reference model's own call on the tenant's weights; once they agree, the graph
+        serves the tenant, and the output it gave on the request's input is returned as
+        the answer (None: the tenant moved to the eager route). The perturbed input is
+        probed until one tenant's check passes with it for this kind."""
         model = reference.model
         _check_fits(model, leaves)
         with self._lock:
@@ -355,7 +359,8 @@ class SharedGraphPredictor:
         # The tenant's values are tensors, never assigned: a snapshot as they stand.
         snapshot = _WeightsSnapshot(_variables(model), reference.unpacked(arguments))
         own_function = functools.cache(lambda: _traced_on_snapshot(model, snapshot, self._traces))
-        mismatch, eager_note = _verification_mismatch(
+        perturb = kind not in reference.probed_kinds
+        mismatch, eager_note, answer = _verification_mismatch(
             model,
             kind[0],
             leaves,
@@ -363,6 +368,7 @@ class SharedGraphPredictor:
             lambda x: _weights_defined_output(model, x, snapshot),
             lambda x: own_function()(x),
             subject=f"tenant {tenant!r}",
+            perturb=perturb,
         )
         if eager_note is not None:
             _warn_at_caller(eager_note, EagerDifferenceWarning)
@@ -377,8 +383,10 @@ class SharedGraphPredictor:
             )
             record.reason = mismatch
             return None
+        if perturb:
+            reference.probed_kinds.add(kind)
         record.graphs[kind] = graph
-        return graph
+        return answer
 
     def _serve(self, model: keras.Model, served: _Served, x: Any) -> tuple[Any, Any]:
         """The outputs, and per adapted Normalization whether Keras's statistics are stale
@@ -510,7 +518,7 @@ class SharedGraphPredictor:
             own_function = functools.cache(
                 lambda: _traced_on_snapshot(model, snapshot, self._traces)
             )
-            mismatch, eager_note = _verification_mismatch(
+            mismatch, eager_note, _ = _verification_mismatch(
                 model,
                 kind[0],
                 leaves,

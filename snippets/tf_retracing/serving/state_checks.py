@@ -231,8 +231,15 @@ TOLERANCES = {"float16": 1e-2, "bfloat16": 3e-2, "float32": 1e-4, "float64": 1e-
 
 
 def _verification_mismatch(
-    model: keras.Model, structure, leaves: list, shared, reference, own_graph, subject=None
-) -> tuple[str | None, str | None]:
+    model: keras.Model,
+    structure,
+    leaves: list,
+    shared,
+    reference,
+    own_graph,
+    subject=None,
+    perturb: bool = True,
+) -> tuple[str | None, str | None, Any]:
     """Compare the shared graph (``shared``, on flat inputs) with the model's own call
     (``reference``, ``model(x, training=False)`` as the weights define it) on x and a
     probe: the mismatch, if any, and a note for a model whose graphs differ from its eager
@@ -241,22 +248,28 @@ def _verification_mismatch(
     traced function (``own_graph``) is the reference: serving it instead would give the
     same answer. The three must read one ``_WeightsSnapshot``: an update landing between
     two of them would otherwise look like a graph that computes something else.
-    ``subject`` names what is served in the note (the model, unless given)."""
-    note = None
-    for probe in (leaves, _perturbed(leaves)):
+    ``subject`` names what is served in the note (the model, unless given).
+
+    The perturbed probe catches a graph that holds something of the input it was traced
+    on; ``perturb=False`` leaves it out where the same graph already passed it for this
+    kind of input (a further tenant of an architecture: its weights are what differ).
+    Also returns the shared graph's output on ``leaves``, checked: the request's answer."""
+    note, answer = None, None
+    for probe in (leaves, _perturbed(leaves)) if perturb else (leaves,):
         x = _unflatten(structure, probe)
         got, expected = shared(probe), reference(x)
+        answer = got if answer is None else answer
         mismatch = _outputs_mismatch(got, expected)
         if mismatch is not None and _nan_positions_differ(got, expected):
             own_mismatch = _outputs_mismatch(got, own_graph(x))
             if own_mismatch is not None:
                 own = f"its own traced function ({own_mismatch})"
-                return f"the shared graph's output differs from {own}", None
+                return f"the shared graph's output differs from {own}", None, None
             note = _eager_difference_note(subject or f"model {model.name!r}", got, expected)
             continue
         if mismatch is not None:
-            return f"the shared graph's output differs from model(x) ({mismatch})", None
-    return None, note
+            return f"the shared graph's output differs from model(x) ({mismatch})", None, None
+    return None, note, answer
 
 
 def _nan_positions_differ(got: Any, expected: Any) -> bool:

@@ -68,6 +68,8 @@ class _Reference:
     # own names, dense_7 where the reader's model had dense, would only puzzle).
     names: list = field(default_factory=list)
     graphs: dict = field(default_factory=dict)  # input kind -> graph on weight values
+    # Kinds whose graph passed a tenant's check with the perturbed probe (inputs baked in).
+    probed_kinds: set = field(default_factory=set)
     loader: keras.Model | None = None  # where files are read, made on first need
     # Where a .weights.h5 file of this architecture keeps each weight (dataset path ->
     # position in get_weights order), learnt from Keras on first need; None: no layout
