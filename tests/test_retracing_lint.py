@@ -1784,3 +1784,22 @@ def test_a_window_whose_bounds_both_move_is_found_when_its_width_follows_the_loo
         model.predict({window}, verbose=0)
     """
     assert sorted(rules_found(source)) == expected
+
+
+def test_numpy_on_a_local_computed_from_a_local_of_the_arguments_is_tfl007():
+    """A tensor two assignments away from the argument is still a graph tensor: the blind
+    corpus's agent calls a head on a slice of what its network made of the observation."""
+    source = """
+import tensorflow as tf
+
+
+class Agent:
+    @tf.function
+    def choose(self, obs):
+        features = self.network(obs)
+        q = self.heads[0](tf.expand_dims(features[0], 0))
+        return q.numpy()
+"""
+    assert "TFL007" in rules_found(source)
+    eager = source.replace("    @tf.function\n", "")
+    assert "TFL007" not in rules_found(eager)

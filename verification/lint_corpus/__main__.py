@@ -31,12 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     blind.add_argument(
         "--half",
         choices=["tune", "sealed"],
-        help="score one half of a split corpus (blind2_marks.json, or --corpus 3, 4 or 5) instead",
+        help="score one half of a split corpus (blind2_marks.json, or --corpus 3 to 6) instead",
     )
     blind.add_argument(
         "--corpus",
         type=int,
-        choices=[2, 3, 4, 5],
+        choices=[2, 3, 4, 5, 6],
         default=2,
         help="which split corpus --half scores (default 2)",
     )

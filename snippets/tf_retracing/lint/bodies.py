@@ -76,11 +76,19 @@ class TracedBodies:
                     for target in node.targets:
                         if isinstance(target, ast.Name):
                             values.setdefault(target.id, []).append(node.value)
-            self._graph_locals[key] = {
-                name
-                for name, assigned in values.items()
-                if all(_reads(v) & params or self.returns_tensor(v) for v in assigned)
-            }
+            # Followed to a fixed point: a local computed from such a local is one too
+            # (q = layer(tf.expand_dims(features[a], 0)) after features = net(x)).
+            graph = set(params)
+            changed = True
+            while changed:
+                found = {
+                    name
+                    for name, assigned in values.items()
+                    if all(_reads(v) & graph or self.returns_tensor(v) for v in assigned)
+                }
+                changed = not found <= graph
+                graph |= found
+            self._graph_locals[key] = graph - params
         return self._graph_locals[key]
 
     def is_graph_value(self, traced: TracedFunction, expr: ast.AST) -> bool:
