@@ -367,3 +367,23 @@ def test_the_built_index_holds_every_message_in_its_answering_section(built_site
         entry = texts.get(f"{url}#{found.anchor}", texts[url])
         assert ANSWERS_LEAD in entry, found.title
         assert html.escape(found.shown.strip()) in entry, found.title
+
+
+def test_a_section_with_every_word_of_a_pasted_message_outranks_a_heading_with_two(
+    tmp_path, needs_node
+):
+    """A heading holding two of the words scores above the section that holds all seven
+    unless that section weighs WHOLE times more (with 1 in its place, this fails)."""
+    docs = [
+        doc("inputs/", "Input signatures", "Arguments."),
+        doc("inputs/#keys", "A tensor key", "A tensor key."),
+        doc("cases/", "The explainer, case by case", "Cases."),
+        doc(
+            "cases/#not-the-fix",
+            "When it is not the fix",
+            "The message Variable is unhashable. Instead, use tensor.ref() as the key, with "
+            "its causes and what to do instead of passing the variable as a dict key.",
+        ),
+    ]
+    query = "TypeError: Variable is unhashable. Instead, use tensor.ref() as the key."
+    assert pages(make_site(tmp_path, docs), query)[:2] == ["cases/", "inputs/"]

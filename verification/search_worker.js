@@ -20,7 +20,14 @@
 //     dropped;
 //   - Index.query: an entry that holds one word of a query whose words the index holds three
 //     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
-//     outranks the passage that holds them all.
+//     outranks the passage that holds them all; and a section that holds every word of a
+//     query whose words the index holds four or more of weighs WHOLE (1.5) times as much.
+//     Chosen on 2026-11-29 on the tune halves of sets 1-6 (one site build each way): 2 more
+//     answering pages first (71 against 69 of 130) and 5 more in the top 3 (99 against 94),
+//     none fewer in any set, and queries.toml unchanged (73 of 84). At 2, 72 first, but one
+//     lost in set 1. Given to a page's own entry too, it cost queries.toml 2 first places:
+//     the opening of the signatures-for-serving page shows a SavedModel error whole, which
+//     the SavedModels page answers.
 // Weighing the share of query words an entry holds beyond what Material already does (its
 // score * (1 + (page + share) ** 2)), smoothly or above a half, and undoing Material's bonus
 // for a page's own entry, were tried on the tune half of the held-out queries and dropped:
@@ -60,10 +67,20 @@
   // of them, weighs this much: a heading matching one generic word ("examples") would
   // otherwise outrank a passage holding them all.
   const LONE = 0.2
+  // A section that holds every word of a query whose words the index holds four or more of
+  // weighs this much more: a passage that matches a pasted message whole ("Variable is
+  // unhashable ... ref() as the key" was 7th, under headings that matched two of its words).
+  const WHOLE = 1.5
 
   let index // the last index built: the site's
 
   const stem = word => lunr.stemmer(new lunr.Token(word)).toString()
+
+  const isSection = result => result.ref.includes("#") // a page's own entry has no anchor
+  // Whether an entry's matched words include a query clause's word (or, for the last
+  // word, a word it is the prefix of).
+  const holds = (matched, term) =>
+    term.endsWith("*") ? matched.some(word => word.startsWith(term.slice(0, -1))) : matched.includes(term)
 
   function fallback(term) {
     if (!index) return undefined
@@ -207,8 +224,12 @@
     const known = asked.filter(clause =>
       clause.term.endsWith("*") ? holdsPrefix(clause.term.slice(0, -1)) : holdsWord(clause.term))
     if (known.length < 3) return results
-    for (const result of results)
-      if (Object.keys(result.matchData.metadata).length < 2) result.score *= LONE
+    for (const result of results) {
+      const matched = Object.keys(result.matchData.metadata)
+      if (matched.length < 2) result.score *= LONE
+      else if (isSection(result) && known.length >= 4 && known.every(c => holds(matched, c.term)))
+        result.score *= WHOLE
+    }
     return results.sort((a, b) => b.score - a.score)
   }
 })(self.lunr)
