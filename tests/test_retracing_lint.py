@@ -1803,3 +1803,33 @@ class Agent:
     assert "TFL007" in rules_found(source)
     eager = source.replace("    @tf.function\n", "")
     assert "TFL007" not in rules_found(eager)
+
+
+def test_an_object_detection_models_predict_in_a_function_is_not_keras():
+    """The Object Detection API's models have a predict(images, shapes) of their own, made
+    to run inside a tf.function; a Keras model built in the same file still counts."""
+    source = """
+import tensorflow as tf
+from object_detection.builders import model_builder
+
+detection_model = model_builder.build(model_config=config, is_training=False)
+
+
+@tf.function
+def detect(image):
+    image, shapes = detection_model.preprocess(image)
+    return detection_model.predict(image, shapes)
+"""
+    assert "TFL006" not in rules_found(source, header="")
+    keras_model = (
+        source
+        + """
+classifier = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+@tf.function
+def classify(x):
+    return classifier.predict(x)
+"""
+    )
+    assert rules_found(keras_model, header="").count("TFL006") == 1

@@ -16,8 +16,18 @@ INFERENCE_METHODS = PREDICT_METHODS | {"evaluate", "test_on_batch"}
 FITTING_METHODS = frozenset({"fit", "train_on_batch", "fit_generator"})
 # compile() too starts new functions: a predict after it is expected to trace.
 TRAINING_METHODS = FITTING_METHODS | {"compile"}
-# Libraries whose estimators also have .predict: a file that imports one is not guessed at.
-_OTHER_PREDICTORS = ("sklearn", "xgboost", "lightgbm", "catboost", "statsmodels", "torch")
+# Libraries whose estimators or models also have .predict: a file that imports one is not
+# guessed at (the Object Detection API's models take predict(images, shapes) inside a
+# tf.function by design).
+_OTHER_PREDICTORS = (
+    "sklearn",
+    "xgboost",
+    "lightgbm",
+    "catboost",
+    "statsmodels",
+    "torch",
+    "object_detection",
+)
 _NOT_KERAS = frozenset({*_OTHER_PREDICTORS, "joblib", "pickle", "onnxruntime", "tflite_runtime"})
 # A call whose name says it makes or loads a model (``build_transformer_model``,
 # ``DeepFace.build_model``, ``loadModel``): what a wrapper library around Keras returns.
