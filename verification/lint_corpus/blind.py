@@ -28,9 +28,8 @@ MARKS = HERE / "blind_marks.json"
 RESULTS = HERE / "blind_results.json"
 MEASURED = ["snippets/tf_retracing/lint", "verification/lint_corpus/blind.py"]
 RULE_FAMILIES = [f"TFL{n:03d}" for n in range(1, 12)]
-# The second, third and fourth blind corpora (issue 52) are split in two: the linter may be
-# tuned on the "tune" half; the "sealed" half is scored once, at the end, and that first score
-# is kept.
+# The blind corpora after the first (issue 52) are split in two: the linter may be tuned on
+# the "tune" half; the "sealed" half is scored once, at the end, and that first score is kept.
 SPLIT_CORPORA = (2, 3, 4, 5, 6)
 HALVES = ("tune", "sealed")
 
