@@ -3,14 +3,17 @@ the installed source file it cites, of the version it cites; the text a reader p
 them; every answer is a section of an existing page; the page renders them all."""
 
 import importlib.metadata
+import json
 import importlib.util
 import re
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from verification.symptoms import MARKER, PAGE, Message, heading_of, load, render
+from verification.symptoms.wheels import RECORD, read_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -27,7 +30,11 @@ def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-@pytest.mark.parametrize("message", MESSAGES, ids=lambda message: message.title)
+INSTALLED = [message for message in MESSAGES if not message.wheel]
+FROM_WHEELS = [message for message in MESSAGES if message.wheel]
+
+
+@pytest.mark.parametrize("message", INSTALLED, ids=lambda message: message.title)
 def test_the_message_is_in_the_source_it_cites(message):
     installed = importlib.metadata.version(message.package.replace("_", "-"))
     assert installed == message.version, (
@@ -61,6 +68,41 @@ def test_the_page_renders_every_message_once():
         assert f'??? quote "{message.title.replace(chr(34), "&quot;")}"' in text
         assert f"]({message.source_url()})" in text
     assert len({message.title for message in MESSAGES}) == len(MESSAGES)
+
+
+@pytest.mark.parametrize("message", FROM_WHEELS, ids=lambda message: message.title)
+def test_an_older_releases_message_was_read_from_its_wheel(message):
+    # The installed release no longer holds it: wheels.json records where each literal
+    # stands in the cited file of the wheel named (python -m verification.symptoms.wheels).
+    record = json.loads(RECORD.read_text(encoding="utf-8"))
+    assert message.wheel in record, f"{message.title!r}: {message.wheel} was never read"
+    assert re.fullmatch(r"[0-9a-f]{64}", record[message.wheel]["sha256"])
+    assert message.version in message.wheel, (message.title, message.wheel)
+    found = record[message.wheel]["files"].get(message.path, {}).get("literals", {})
+    for literal in message.literals:
+        assert isinstance(found.get(literal), int), f"{message.title!r}: {literal!r} not read"
+        assert one_line(literal) in one_line(message.shown), (message.title, literal)
+
+
+def _wheel(tmp_path: Path, source: str) -> Path:
+    wheel = tmp_path / "tensorflow_cpu-2.13.1-cp311-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("tensorflow/python/framework/ops.py", source)
+    return wheel
+
+
+def test_a_wheels_literals_are_found_by_line_and_a_missing_one_is_named(tmp_path):
+    message = Message(
+        title="old", shown="x is not allowed: y", package="tensorflow", version="2.13.1",
+        path="python/framework/ops.py", literals=("is not allowed: y",),
+        answer="guide/a.md#b", wheel="tensorflow_cpu-2.13.1-cp311-none-any.whl",
+    )
+    wheel = _wheel(tmp_path, "import os\n\nraise E('is not allowed: y')\n")
+    record = read_wheel(wheel, [message])
+    assert record["files"]["python/framework/ops.py"]["literals"] == {"is not allowed: y": 3}
+    wheel = _wheel(tmp_path, "raise E('is not allowed: z')\n")
+    with pytest.raises(ValueError, match="'old': 'is not allowed: y' is not in"):
+        read_wheel(wheel, [message])
 
 
 def test_a_literal_not_in_the_source_is_caught(tmp_path):

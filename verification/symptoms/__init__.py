@@ -6,7 +6,9 @@ docs/guide/messages.md (docs/hooks/symptom_index.py puts it there at build time)
 Each entry's `literals` are strings of the message as they stand in the cited file, so a
 test can check the file still says them (tests/test_symptom_index.py); ``shown`` is what a
 reader pastes, and holds every literal unless Python composes the message
-(``python_builds``)."""
+(``python_builds``). A message an older release printed names the published wheel it was
+read from (``wheel``); verification/symptoms/wheels.py reads it there and records where
+each literal stands (wheels.json), since the installed release no longer holds it."""
 
 from __future__ import annotations
 
@@ -48,6 +50,7 @@ class Message:
     literals: tuple[str, ...]
     answer: str
     python_builds: str = ""
+    wheel: str = ""
 
     @property
     def page(self) -> str:
@@ -82,7 +85,7 @@ def load(path: Path = MESSAGES) -> list[Message]:
                 f"{path}: message {number} ({entry['title']!r}): answer needs a section "
                 f"(page.md#anchor), not {entry['answer']!r}"
             )
-        unknown = set(entry) - set(FIELDS) - {"python_builds"}
+        unknown = set(entry) - set(FIELDS) - {"python_builds", "wheel"}
         if unknown:
             raise ValueError(f"{path}: message {number} has unknown fields {sorted(unknown)}")
         messages.append(Message(**{**entry, "literals": tuple(entry["literals"])}))
@@ -147,7 +150,8 @@ def _entry(message: Message, markdown: str, link: str) -> str:
     body = (
         f"```text\n{message.shown}\n```\n\n"
         f"Answered in [{heading}]({link}#{message.anchor}). "
-        f"Printed by [`{source}`]({message.source_url()}) ({name} {message.version})."
+        f"Printed by [`{source}`]({message.source_url()}) ({name} {message.version}"
+        + (", an older release: read from its published wheel)." if message.wheel else ").")
         + (f" {message.python_builds}" if message.python_builds else "")
     )
     title = message.title.replace('"', "&quot;")
