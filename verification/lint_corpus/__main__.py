@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from verification.lint_corpus.blind import SPLIT_CORPORA
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verification.lint_corpus")
@@ -31,12 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     blind.add_argument(
         "--half",
         choices=["tune", "sealed"],
-        help="score one half of a split corpus (blind2_marks.json, or --corpus 3 to 6) instead",
+        help="score one half of a split corpus (blind2_marks.json, or --corpus 3 to 7) instead",
     )
     blind.add_argument(
         "--corpus",
         type=int,
-        choices=[2, 3, 4, 5, 6],
+        choices=list(SPLIT_CORPORA),
         default=2,
         help="which split corpus --half scores (default 2)",
     )

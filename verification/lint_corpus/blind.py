@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tf_retracing.lint import lint_source
-from tf_retracing.lint.engine import lint_notebook
+from tf_retracing.lint.engine import LintInputError, lint_notebook
 
 from benchmarks.code_hash import code_hash
 from benchmarks.files import write_json_whole
@@ -30,7 +30,7 @@ MEASURED = ["snippets/tf_retracing/lint", "verification/lint_corpus/blind.py"]
 RULE_FAMILIES = [f"TFL{n:03d}" for n in range(1, 12)]
 # The blind corpora after the first (issue 52) are split in two: the linter may be tuned on
 # the "tune" half; the "sealed" half is scored once, at the end, and that first score is kept.
-SPLIT_CORPORA = (2, 3, 4, 5, 6)
+SPLIT_CORPORA = (2, 3, 4, 5, 6, 7)
 HALVES = ("tune", "sealed")
 
 
@@ -123,7 +123,11 @@ def _findings(marked: MarkedFile, source: str) -> list:
 
 
 def score_file(marked: MarkedFile, source: str) -> dict:
-    findings = _findings(marked, source)
+    # A file the linter refuses (it cannot parse it) is scored with no finding, and says why.
+    try:
+        findings, refused = _findings(marked, source), None
+    except LintInputError as error:
+        findings, refused = [], str(error)
     found, unmarked = set(), []
     for cell in sorted({c for _, _, c in marked.hazards} | {f.cell for f in findings}, key=str):
         # Per notebook cell (a script is one cell, None): lines count within it.
@@ -140,6 +144,7 @@ def score_file(marked: MarkedFile, source: str) -> dict:
         "hazards": sorted(_listed(h) for h in marked.hazards),
         "missed": sorted(_listed(h) for h in marked.hazards - found),
         "unmarked_findings": unmarked,
+        **({"refused": refused} if refused else {}),
     }
 
 
@@ -172,6 +177,7 @@ def summary(files: list[dict]) -> dict:
         "found": findings_true,
         "recall": round(findings_true / hazards, 3) if hazards else None,
         "unmarked_findings": unmarked,
+        "refused_files": sum(1 for f in files if f.get("refused")),
         "precision": (
             round(findings_true / (findings_true + unmarked), 3)
             if findings_true + unmarked
