@@ -183,7 +183,7 @@ GUIDE_FINDINGS = {
     ("docs/guide/retracing-warning.md", "warm_up(tf.zeros([length]))", "TFL011"),
     ("docs/guide/tensor-vs-python.md", "if x > 0:", "TFL008"),
     ("docs/guide/tensor-vs-python.md", "repeat_double(x, times)", "TFL003"),
-    ("docs/guide/tensor-vs-python.md", "result = countdown(depth).numpy()", "TFL003"),
+    ("docs/guide/tensor-vs-python/recursion.md", "result = countdown(depth).numpy()", "TFL003"),
     ("docs/guide/variables.md", "return tf.Variable(1.0) * x", "TFL005"),
     ("docs/index.md", "double(n)", "TFL003"),
     ("docs/index.md", "halve(tf.zeros([length]))", "TFL011"),
@@ -1802,6 +1802,26 @@ class Agent:
 """
     assert "TFL007" in rules_found(source)
     eager = source.replace("    @tf.function\n", "")
+    assert "TFL007" not in rules_found(eager)
+
+
+def test_numpy_on_a_part_unpacked_from_an_argument_is_tfl007():
+    """``reads, labels = inputs`` unpacks a batch that is a graph value: both parts are too
+    (corpus 7's test step appends ``labels.numpy()`` inside a tf.function)."""
+    source = """
+import tensorflow as tf
+
+
+@tf.function
+def test_step(self, inputs):
+    reads, (labels, *rest) = inputs
+    predictions = self.model(reads)
+    self.out.append(predictions.numpy())
+    self.ids.append(labels.numpy())
+    self.more.append(rest.numpy())
+"""
+    assert [f.line for f in lint_source(source, "t.py") if f.rule == "TFL007"] == [9, 10, 11]
+    eager = source.replace("@tf.function\n", "")
     assert "TFL007" not in rules_found(eager)
 
 

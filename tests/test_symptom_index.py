@@ -3,8 +3,8 @@ the installed source file it cites, of the version it cites; the text a reader p
 them; every answer is a section of an existing page; the page renders them all."""
 
 import importlib.metadata
-import json
 import importlib.util
+import json
 import re
 import textwrap
 import zipfile
@@ -93,9 +93,14 @@ def _wheel(tmp_path: Path, source: str) -> Path:
 
 def test_a_wheels_literals_are_found_by_line_and_a_missing_one_is_named(tmp_path):
     message = Message(
-        title="old", shown="x is not allowed: y", package="tensorflow", version="2.13.1",
-        path="python/framework/ops.py", literals=("is not allowed: y",),
-        answer="guide/a.md#b", wheel="tensorflow_cpu-2.13.1-cp311-none-any.whl",
+        title="old",
+        shown="x is not allowed: y",
+        package="tensorflow",
+        version="2.13.1",
+        path="python/framework/ops.py",
+        literals=("is not allowed: y",),
+        answer="guide/a.md#b",
+        wheel="tensorflow_cpu-2.13.1-cp311-none-any.whl",
     )
     wheel = _wheel(tmp_path, "import os\n\nraise E('is not allowed: y')\n")
     record = read_wheel(wheel, [message])

@@ -74,8 +74,9 @@ class TracedBodies:
             for node, _ in self.nodes(traced):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
-                        if isinstance(target, ast.Name):
-                            values.setdefault(target.id, []).append(node.value)
+                        # ``reads, labels = inputs`` unpacks a parameter: each part is one too
+                        for name in _target_names(target):
+                            values.setdefault(name, []).append(node.value)
             # Followed to a fixed point: a local computed from such a local is one too
             # (q = layer(tf.expand_dims(features[a], 0)) after features = net(x)).
             graph = set(params)
@@ -191,3 +192,14 @@ def _value_nodes(expr: ast.AST) -> Iterator[ast.AST]:
             continue
         yield node
         stack.extend(ast.iter_child_nodes(node))
+
+
+def _target_names(target: ast.AST) -> list[str]:
+    """The names an assignment's target binds: ``x``, or each of ``a, (b, *c)``."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    if isinstance(target, ast.Tuple | ast.List):
+        return [name for element in target.elts for name in _target_names(element)]
+    return []

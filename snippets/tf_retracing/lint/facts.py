@@ -605,8 +605,9 @@ class ModuleFacts(TfFunctionFacts, ModelFacts, InstanceFacts):
 
     def _call_arguments(self, function: ast.AST, name: str) -> list[tuple[ast.AST, Context]]:
         """The argument each call of ``function`` in the file gives its parameter ``name``:
-        nothing when there is no call, when one passes it through ``*args`` or ``**kwargs``
-        or leaves it to its default, or when the function is also used other than called."""
+        nothing when there is no call, when one passes it through ``*args`` or ``**kwargs``,
+        or when the function is also used other than called. A call that leaves it out gives
+        its default (``def test(cases, model=model)``)."""
         calls, referenced = self._function_calls()
         if id(function) in referenced:
             return []
@@ -625,12 +626,14 @@ class ModuleFacts(TfFunctionFacts, ModelFacts, InstanceFacts):
             if keyword is not None:
                 found.append((keyword, call_ctx))
                 continue
-            if name not in positional:
+            position = positional.index(name) - (1 if method else 0) if name in positional else -1
+            if 0 <= position < len(call.args):
+                found.append((call.args[position], call_ctx))
+                continue
+            default = _default_of(function, name)
+            if default is None or id(default) not in self.contexts:
                 return []
-            position = positional.index(name) - (1 if method else 0)
-            if not 0 <= position < len(call.args):
-                return []
-            found.append((call.args[position], call_ctx))
+            found.append((default, self.contexts[id(default)]))  # ``model=model``, left out
         return found
 
     def _calls_of_functions(self) -> tuple[dict[int, list], set[int]]:
@@ -707,3 +710,14 @@ def _canonical(name: str) -> str:
         if name.startswith(spelling):
             return canonical + name[len(spelling) :]
     return name
+
+
+def _default_of(function: ast.AST, name: str) -> ast.AST | None:
+    """The default value of ``function``'s parameter ``name``, as written, or None."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    with_defaults = positional[len(positional) - len(arguments.defaults) :]
+    defaults = {a.arg: d for a, d in zip(with_defaults, arguments.defaults, strict=True)}
+    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    defaults.update((a.arg, d) for a, d in keyword_only if d is not None)
+    return defaults.get(name)

@@ -21,6 +21,17 @@ def _is_self_attribute(node: ast.AST) -> bool:
     )
 
 
+def _is_own_class_attribute(node: ast.AST, ctx) -> bool:
+    """``Predictor.model = ...`` in a method of ``Predictor``: an attribute every instance
+    reads through ``self`` (or the class's name), as it would one set on ``self``."""
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and ctx.class_ is not None
+        and node.value.id == ctx.class_.name
+    )
+
+
 class InstanceFacts:
     """The class and call part of ``ModuleFacts``."""
 
@@ -35,10 +46,10 @@ class InstanceFacts:
         if _is_self_attribute(receiver) and ctx.class_ is not None:
             # self.actor, which the class's methods set only to instances of one class
             values = self.self_attribute_values(ctx.class_, receiver.attr)
-            return self._class_of_values(values) if values else None
+            return self.class_of_values(values) if values else None
         if not isinstance(receiver, ast.Name):
             return None
-        found = self.about_name("instance of", receiver.id, ctx, self._class_of_values)
+        found = self.about_name("instance of", receiver.id, ctx, self.class_of_values)
         if found is None:
             passed = self._parameter_classes(receiver.id, ctx)
             found = passed[0] if len(passed) == 1 else None
@@ -79,13 +90,14 @@ class InstanceFacts:
                 if node_ctx.class_ is None:
                     continue
                 for target in node.targets:
-                    if _is_self_attribute(target):
+                    if _is_self_attribute(target) or _is_own_class_attribute(target, node_ctx):
                         attributes = index.setdefault(id(node_ctx.class_), {})
                         attributes.setdefault(target.attr, []).append(node.value)
             self._self_attributes = index
         return self._self_attributes.get(id(cls), {})
 
-    def _class_of_values(self, values: list[ast.AST]) -> ast.ClassDef | None:
+    def class_of_values(self, values: list[ast.AST]) -> ast.ClassDef | None:
+        """The file's class when every value is a call of it, else None."""
         classes = {
             id(cls): cls
             for value in values

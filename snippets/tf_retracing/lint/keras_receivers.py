@@ -341,10 +341,11 @@ def _may_be_model(facts: ModuleFacts, value: ast.AST) -> bool:
 
 
 def _attribute_values(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> list[ast.AST]:
-    """What ``self.model = ...`` assigns in the class's methods."""
+    """What ``self.model = ...`` (or ``Predictor.model = ...``, through the class's own
+    name) assigns in the class's methods."""
     if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)):
         return []
-    if receiver.value.id != "self" or ctx.class_ is None:
+    if ctx.class_ is None or receiver.value.id not in ("self", ctx.class_.name):
         return []
     return facts.self_attribute_values(ctx.class_, receiver.attr)
 

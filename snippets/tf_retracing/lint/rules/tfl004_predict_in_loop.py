@@ -44,6 +44,8 @@ def _predicts(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
     receiver = call.func.value
     if _own_predict(facts, receiver, ctx) is not None:
         return False  # the file's class overrides predict: its body decides (followed)
+    if _each_model_once(facts, receiver, ctx):
+        return False
     sources = [receiver, *(alias_sources(facts, receiver, ctx) or [])]  # net = m
     return (
         predicts_like_a_keras_model(facts, call, ctx)
@@ -52,11 +54,24 @@ def _predicts(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
     )
 
 
+def _each_model_once(facts: ModuleFacts, receiver: ast.AST, ctx) -> bool:
+    """``for model in models: model.predict(x)``, the only loop around it, in code that runs
+    once: each model predicts once, whatever the list holds. Cycled per batch (a loop
+    around it, or a function called in one) is a repeat, and is left to the rules above."""
+    outermost = ctx.loops[0] if ctx.loops else None
+    if not isinstance(receiver, ast.Name) or not isinstance(outermost, ast.For | ast.AsyncFor):
+        return False
+    if ctx.function is not None and id(ctx.function) in facts.repeated:
+        return False
+    bound = [n.id for n in ast.walk(outermost.target) if isinstance(n, ast.Name)]
+    return receiver.id in bound and not facts.bound_in_the_same_loop(receiver.id, ctx)
+
+
 def _own_predict(facts: ModuleFacts, receiver: ast.AST, ctx) -> ast.AST | None:
     """The ``predict`` a class of the file defines for ``receiver``'s class (a keras.Model
     subclass that overrides it), unless it hands the call on to Keras's with
     ``super().predict(...)``: what that method runs is followed like any method's."""
-    cls = facts.instance_class(receiver, ctx)
+    cls = facts.instance_class(receiver, ctx) or _item_class(facts, receiver, ctx)
     method = facts.method(cls, "predict") if cls is not None else None
     if method is None:
         return None
@@ -70,6 +85,34 @@ def _own_predict(facts: ModuleFacts, receiver: ast.AST, ctx) -> ast.AST | None:
         ):
             return None
     return method
+
+
+def _item_class(facts: ModuleFacts, receiver: ast.AST, ctx) -> ast.ClassDef | None:
+    """``for net in self.nets``, where the file only ever fills ``self.nets`` (or ``nets``)
+    with instances of one of its classes (``[Dynamics(...) for _ in range(5)]``)."""
+    sources = alias_sources(facts, receiver, ctx) or []
+    if not sources or not all(isinstance(s, ast.For) for s in sources):
+        return None
+    items = []
+    for loop in sources:
+        for container in _container_values(facts, loop.iter, facts.context(loop)):
+            if isinstance(container, ast.List | ast.Tuple):
+                items += container.elts
+            elif isinstance(container, ast.ListComp):
+                items.append(container.elt)
+            else:
+                return None
+    return facts.class_of_values(items) if items else None
+
+
+def _container_values(facts: ModuleFacts, container: ast.AST, ctx) -> list[ast.AST]:
+    """What a loop's container (``nets``, ``self.nets``) is bound to, or itself."""
+    if isinstance(container, ast.Name):
+        return facts.values_of(container.id, ctx)
+    on_self = isinstance(container, ast.Attribute) and ast.unparse(container.value) == "self"
+    if on_self and ctx.class_ is not None:
+        return facts.self_attribute_values(ctx.class_, container.attr)
+    return [container]
 
 
 def _made_in_the_same_loop(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
