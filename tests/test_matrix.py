@@ -32,6 +32,7 @@ from verification.matrix.entries import (
 )
 from verification.matrix.schema import (
     RESULTS_FILE,
+    STOPPED,
     ResultsError,
     block_digest,
     document,
@@ -600,6 +601,21 @@ def test_classify_block_outcomes():
     assert failed == {"status": "failed", "output": "", "error": "E\n"}
     marked = runner.classify(block("x", None, "Not run: needs a GPU"), {"status": "passed"})
     assert marked == {"status": "not-applicable", "output": "", "error": "needs a GPU"}
+    # A block after one that raised never ran: not run, not failed (2.13-2.15 showed 50, 48
+    # and 38 such blocks as raised before).
+    stopped = runner.classify(shown, {"status": "blocked", "output": "", "error": "x"})
+    assert stopped == {"status": "not-applicable", "output": "", "error": STOPPED}
+
+
+def test_a_stopped_block_stored_as_failed_by_an_older_run_reads_as_not_run(tmp_path):
+    data = json.loads(RESULTS_FILE.read_text(encoding="utf-8"))
+    name, page = next((n, p) for n, p in data["entries"][0]["pages"].items() if p["blocks"])
+    page["blocks"][0].update(status="failed", output="", error="an earlier block failed")
+    copied = tmp_path / "results.json"
+    copied.write_text(json.dumps(data), encoding="utf-8")
+    read = read_document(copied)
+    first = read["entries"][0]["pages"][name]["blocks"][0]
+    assert first == {"status": "not-applicable", "output": "", "error": STOPPED}
 
 
 def test_junit_summary_names_failures_and_collection_errors(tmp_path):

@@ -1077,6 +1077,22 @@ def test_a_missing_internal_is_named_even_when_opted_in(monkeypatch):
     assert missing in str(raised.value)
 
 
+def test_the_opt_in_is_not_offered_where_an_internal_is_missing(monkeypatch):
+    """TensorFlow 2.13 lacks tracing_compilation: opting in would change nothing there, so
+    the message names the missing internal and does not suggest the variable."""
+    import tf_retracing
+    from tf_retracing import _internals
+
+    monkeypatch.delenv(tf_retracing.ALLOW_UNTESTED_VARIABLE, raising=False)
+    monkeypatch.setattr(tf, "__version__", "2.13.1")
+    missing = "ImportError: cannot import name 'tracing_compilation'"
+    monkeypatch.setattr(_internals, "EXPLAINER_ERROR", missing)
+    with pytest.warns(tf_retracing.UnsupportedTensorFlowWarning):
+        tools = tf_retracing._load_tensorflow_tools()
+    assert missing in tools["EXPLAINER_UNAVAILABLE"]
+    assert tf_retracing.ALLOW_UNTESTED_VARIABLE not in tools["EXPLAINER_UNAVAILABLE"]
+
+
 @pytest.mark.parametrize("value", ["0", "", "yes"])
 def test_only_the_value_1_opts_in(monkeypatch, value):
     import tf_retracing

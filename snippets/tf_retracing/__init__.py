@@ -89,22 +89,24 @@ def _opted_in() -> bool:
 
 
 def _explainer_status(tf_version: str) -> tuple[str | None, str | None]:
-    """(why the full explainer cannot run here, or None; a warning to give, or None)."""
+    """(why the full explainer cannot run here, or None; a warning to give, or None). The
+    opt-in is offered only where it would work: where TensorFlow has the internals the
+    explainer reads (2.13 lacks one, and opting in there changes nothing)."""
+    from tf_retracing import _internals
+
     low, high = SUPPORTED_TENSORFLOW
     minor = _tensorflow_minor(tf_version)
     in_range = minor is not None and low <= minor <= high
-    if not in_range and not _opted_in():
-        unavailable = (
-            f"TensorFlow {tf_version} is outside the tested range {_tested_range()} "
-            f"(set {ALLOW_UNTESTED_VARIABLE}=1 to run the full explainer on it)"
-        )
-        return unavailable, f"{unavailable}; explain_retracing will count traces but not say why"
-    from tf_retracing import _internals
-
     if _internals.EXPLAINER_ERROR is not None:
         unavailable = (
             f"TensorFlow {tf_version} lacks an internal the explainer reads, which TensorFlow "
             f"{_tested_range()} have ({_internals.EXPLAINER_ERROR})"
+        )
+        return unavailable, f"{unavailable}; explain_retracing will count traces but not say why"
+    if not in_range and not _opted_in():
+        unavailable = (
+            f"TensorFlow {tf_version} is outside the tested range {_tested_range()} "
+            f"(set {ALLOW_UNTESTED_VARIABLE}=1 to run the full explainer on it)"
         )
         return unavailable, f"{unavailable}; explain_retracing will count traces but not say why"
     if not in_range:

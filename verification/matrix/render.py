@@ -20,7 +20,7 @@ from pytest_codeblocks import extract_from_buffer
 
 from verification.harness.codeblocks import DocBlock, parse_fence
 from verification.matrix.entries import ENTRIES
-from verification.matrix.schema import block_digest
+from verification.matrix.schema import STOPPED, block_digest
 from verification.search_index import out_of_search
 
 VERSIONS_PAGE = "versions.md"
@@ -204,8 +204,7 @@ def clean_on(doc: dict, page: str) -> tuple[list[str], list[str]]:
         if needs(entry, page):
             continue
         ok = entry["environment"]["status"] == "ok" and all(
-            b["status"] in ("passed", "not-applicable")
-            and b["error"] != "an earlier block on the page failed"
+            b["status"] in ("passed", "not-applicable") and b["error"] != STOPPED
             for b in entry["pages"].get(page, {"blocks": [{"status": "failed", "error": ""}]})[
                 "blocks"
             ]
@@ -569,7 +568,7 @@ def entry_details(
         if result["error"]:
             out.append(fenced(result["error"]))
         out.extend(_folded_blocks(blocks))
-        stopped = [b for b in blocks if b["error"] == "an earlier block on the page failed"]
+        stopped = [b for b in blocks if b["error"] == STOPPED]
         if stopped:
             what = "block" if len(stopped) == 1 else f"{len(stopped)} blocks"
             out.append(f"The last {what} did not run: a reader's session stops at the first error.")

@@ -305,6 +305,8 @@ def classify(block: DocBlock, result: dict) -> dict:
     output = clip(result.get("output", ""))
     if block.not_run_reason is not None:
         return {"status": "not-applicable", "output": "", "error": block.not_run_reason}
+    if result["status"] == "blocked":  # never ran: a block above it raised
+        return {"status": "not-applicable", "output": "", "error": schema.STOPPED}
     if result["status"] != "passed":
         return {
             "status": "failed",
@@ -341,7 +343,7 @@ def run_page(python: Path, entry: Entry, work: Workspace, name: str) -> dict:
         )
     results = [classify(block, result) for block, result in zip(blocks, ran, strict=False)]
     for block in blocks[len(results) :]:
-        reason = "an earlier block on the page failed" if not error else "the page did not finish"
+        reason = schema.STOPPED if not error else "the page did not finish"
         if block.not_run_reason is not None:
             reason = block.not_run_reason
         results.append({"status": "not-applicable", "output": "", "error": reason})

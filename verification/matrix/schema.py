@@ -28,6 +28,10 @@ from verification.matrix.entries import ID_PATTERN
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = Path(__file__).parent / "results.json"
+# A block that did not run because a block above it on the page raised.
+STOPPED = "an earlier block on the page failed"
+# How runs before 2026-11-29 stored such a block: as failed, with the page runner's words.
+_STOPPED_AS_FAILED = "an earlier block failed"
 BLOCK_STATUSES = ("passed", "differs", "failed", "not-applicable")
 
 
@@ -198,6 +202,17 @@ def read_document(path: Path, require_complete: bool = False) -> dict:
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise ResultsError(f"{path}: {errors[0]}{more}")
+    return _stopped_blocks_not_run(data)
+
+
+def _stopped_blocks_not_run(data: dict) -> dict:
+    """Read a block that never ran (a block above it raised) as not run, as runs now store
+    it; older runs stored it as failed, which counted it among the failures."""
+    for entry in data.get("entries", []):
+        for page in entry.get("pages", {}).values():
+            for block in page.get("blocks", []):
+                if block.get("status") == "failed" and block.get("error") == _STOPPED_AS_FAILED:
+                    block.update(status="not-applicable", output="", error=STOPPED)
     return data
 
 
