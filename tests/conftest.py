@@ -16,7 +16,7 @@ import pytest
 
 from verification.harness.background import BackgroundJob, stop_all
 from verification.harness.codeblocks import ROOT, documented_pages, relative_name
-from verification.harness.preloaded_python import PreloadedPython
+from verification.harness.fixtures import preloaded_python  # noqa: F401  (a fixture)
 from verification.harness.processes import build_command, build_environment, run_page_in_subprocess
 from verification.harness.reader_pages import results_file
 
@@ -296,17 +296,3 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
     terminalreporter.write_sep("-", "stale evidence")
     terminalreporter.write_line(stale_summary(cited_figures(ROOT / "docs")))
-
-
-@pytest.fixture(scope="session")
-def preloaded_python():
-    """One server per worker of interpreters forked after TensorFlow's import, for every
-    module that runs the explainer on scripts (its CLI, its corpus, its advice applied): a
-    module of its own cost one TensorFlow start more (about 4.5 CPU-seconds) per module
-    and worker. Started in the environment the explainer corpus runs in, which the CLI
-    tests' new interpreters share (runs compared with a new interpreter keep it honest)."""
-    from verification.explainer_corpus.runner import run_environment
-
-    server = PreloadedPython(run_environment())
-    yield server
-    server.close()

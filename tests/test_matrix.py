@@ -12,6 +12,8 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -801,3 +803,22 @@ def test_the_package_tests_take_along_every_repository_module_they_import():
     for relative in (*runner.PACKAGE_TESTS, *runner.PACKAGE_TEST_SUPPORT):
         missing = _repository_imports(ROOT / relative) - copied
         assert not missing, f"{relative} imports {sorted(missing)}, which the matrix does not copy"
+
+
+def test_the_copied_package_tests_collect_on_their_own(tmp_path):
+    """What an entry runs: the package's tests, copied beside what they import, collected by
+    pytest in that folder with the repository's markers and fixtures (a marker or fixture
+    they lacked made every entry's collection fail)."""
+    tests = runner.copy_package_tests(tmp_path / "package-tests")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(ROOT / "snippets")  # an entry installs the package instead
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q"],
+        cwd=tests,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert re.search(r"\d+/\d+ tests collected \(\d+ deselected\)", done.stdout), done.stdout[-500:]

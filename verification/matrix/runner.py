@@ -64,7 +64,21 @@ PACKAGE_TESTS = (
     "tests/test_serving.py",
     "tests/test_explain_cli.py",
 )
-PACKAGE_TEST_SUPPORT = ("snippets/weight_swap_cache.py", "verification/harness/preloaded_python.py")
+PACKAGE_TEST_SUPPORT = (
+    "snippets/weight_swap_cache.py",
+    "verification/harness/preloaded_python.py",
+    "verification/harness/fixtures.py",
+    "verification/explainer_corpus/runner.py",
+    "verification/explainer_corpus/cases.py",
+)
+# The copies' conftest: the fixtures the package's tests ask for, as the repository's has.
+PACKAGE_TEST_CONFTEST = "from verification.harness.fixtures import preloaded_python  # noqa: F401\n"
+# The copies' pytest.ini: the repository's markers, and its selection (pyproject.toml).
+PACKAGE_TEST_INI = (
+    "[pytest]\naddopts = -ra --strict-markers -p no:cacheprovider -m 'not scheduled'\n"
+    "markers =\n    slow: builds the site or runs a subprocess\n"
+    "    scheduled: too long for make test; run weekly\n"
+)
 # Data the package's tests read beside themselves (tests/fixtures/...): copied under the
 # same name next to the copied tests. Missing, a test of the package failed on every entry.
 PACKAGE_TEST_FIXTURES = ("tests/fixtures/explain",)
@@ -257,22 +271,26 @@ def prepare(folder: Path, page_names: Sequence[str] | None = None) -> Workspace:
     shutil.copy(ROOT / "verification" / "harness" / "standalone_runner.py", runner)
     (folder / "dist").mkdir()
     wheel = build_wheel(folder / "dist")
-    tests = folder / "package-tests"
+    tests = copy_package_tests(folder / "package-tests")
+    work = folder / "pages-cwd"
+    work.mkdir()
+    return Workspace(work, runner, blocks_file, pages, wheel, tests)
+
+
+def copy_package_tests(tests: Path) -> Path:
+    """The package's tests, with what they import from the repository and a pytest.ini and
+    conftest.py of their own, into ``tests``: runnable there by an entry's pytest."""
+    tests.mkdir(parents=True, exist_ok=True)
     for relative in PACKAGE_TESTS:
-        tests.mkdir(exist_ok=True)
         shutil.copy(ROOT / relative, tests / Path(relative).name)
     for relative in PACKAGE_TEST_FIXTURES:
         shutil.copytree(ROOT / relative, tests / Path(relative).relative_to("tests"))
     for relative in PACKAGE_TEST_SUPPORT:  # importable as in the repository
         (tests / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / relative, tests / relative)
-    (tests / "pytest.ini").write_text(
-        "[pytest]\naddopts = -ra --strict-markers -p no:cacheprovider\n"
-        "markers =\n    slow: builds the site or runs a subprocess\n"
-    )
-    work = folder / "pages-cwd"
-    work.mkdir()
-    return Workspace(work, runner, blocks_file, pages, wheel, tests)
+    (tests / "pytest.ini").write_text(PACKAGE_TEST_INI)
+    (tests / "conftest.py").write_text(PACKAGE_TEST_CONFTEST)
+    return tests
 
 
 # --- one entry --------------------------------------------------------------------------
