@@ -1825,6 +1825,15 @@ def test_step(self, inputs):
     assert "TFL007" not in rules_found(eager)
 
 
+def test_a_script_exported_from_a_notebook_is_read_without_its_ipython_lines():
+    """Colab's .py export keeps ``!ls`` and ``%matplotlib`` lines, which Python cannot parse:
+    read as a cell's, with the same line numbers; a real syntax error is still refused."""
+    source = "import keras\nm = keras.models.load_model('m')\n!ls\nfor x in xs:\n    m.predict(x)\n"
+    assert [(f.rule, f.line) for f in lint_source(source, "t.py")] == [("TFL004", 5)]
+    with pytest.raises(LintInputError, match=r"cannot parse: .* \(line 1\)"):
+        lint_source("def f(:\n    pass\n!ls\n", "t.py")
+
+
 def test_an_object_detection_models_predict_in_a_function_is_not_keras():
     """The Object Detection API's models have a predict(images, shapes) of their own, made
     to run inside a tf.function; a Keras model built in the same file still counts."""

@@ -25,7 +25,13 @@ from pathlib import Path
 
 from tf_retracing.lint.config import Config
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.notebooks import Notebook, NotebookError, NotPythonNotebook, read_notebook
+from tf_retracing.lint.notebooks import (
+    Notebook,
+    NotebookError,
+    NotPythonNotebook,
+    read_notebook,
+    without_ipython_lines,
+)
 from tf_retracing.lint.rules import RULES, RULES_BY_CODE, rule_url
 
 # Folders never entered while walking a directory (a path given explicitly is still read).
@@ -159,7 +165,17 @@ def parse(data: bytes, path: str) -> tuple[ast.Module, str]:
         text = data.decode(encoding)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         raise LintInputError(f"cannot decode: {error}") from None
-    return parse_text(text, path), text
+    try:
+        return parse_text(text, path), text
+    except LintInputError:
+        python = without_ipython_lines(text)  # a notebook exported as a script
+        if python is None:
+            raise
+        try:
+            return parse_text(python, path), python
+        except LintInputError:
+            pass
+        raise
 
 
 def parse_text(text: str, path: str) -> ast.Module:

@@ -124,6 +124,17 @@ def _as_python(lines: list[str]) -> list[str] | None:
     return python
 
 
+def without_ipython_lines(text: str) -> str | None:
+    """A script exported from a notebook (Colab's "Download .py" keeps ``!pip install``
+    and ``%matplotlib`` lines) with those lines read as a cell's are: ``pass``, same line
+    numbers. None when no line is one."""
+    lines = text.split("\n")
+    python = _as_python(["", *lines])  # a first line of "%%" is not the cell's magic here
+    if python is None or python[1:] == lines:
+        return None
+    return "\n".join(python[1:])
+
+
 def _parse_problem(text: str) -> str | None:
     try:
         with warnings.catch_warnings():
