@@ -36,6 +36,12 @@ def read_wheel(wheel: Path, messages: list[Message]) -> dict:
     with zipfile.ZipFile(wheel) as archive:
         for message in entries:
             member = f"{message.package}/{message.path}"
+            names = set(archive.namelist())
+            # TensorFlow 2.0 and 2.1 wheels hold the package's files in tensorflow_core/
+            # (the repository's tensorflow/, which `path` and the source link follow).
+            core = f"{message.package}_core/{message.path}"
+            if member not in names and message.package == "tensorflow" and core in names:
+                member = core
             try:
                 text = archive.read(member).decode("utf-8")
             except KeyError:
