@@ -1834,6 +1834,16 @@ def test_a_script_exported_from_a_notebook_is_read_without_its_ipython_lines():
         lint_source("def f(:\n    pass\n!ls\n", "t.py")
 
 
+def test_a_functional_model_call_builds_a_keras_model_in_a_file_that_imports_nothing():
+    """``fe = Model(inputs=..., outputs=...)``: Keras's functional constructor by its two
+    keywords (corpus 6's miss); the file's own class named Model is followed instead."""
+    source = "fe = Model(inputs=a, outputs=b)\nfor x in xs:\n    fe.predict(x)\n"
+    assert [(f.rule, f.line) for f in lint_source(source, "t.py")] == [("TFL004", 3)]
+    assert not lint_source(source.replace("inputs=a, outputs=b", "a, b"), "t.py")
+    own = "class Model:\n    def __init__(self, inputs, outputs):\n        pass\n\n\n" + source
+    assert not lint_source(own, "t.py")
+
+
 def test_an_object_detection_models_predict_in_a_function_is_not_keras():
     """The Object Detection API's models have a predict(images, shapes) of their own, made
     to run inside a tf.function; a Keras model built in the same file still counts."""

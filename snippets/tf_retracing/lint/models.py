@@ -77,6 +77,8 @@ class ModelFacts:
             cls = self.unique_class(node.func.id)
             if cls is not None:
                 return self.is_keras_model_class(cls)
+            if _functional_model_call(node):
+                return True
         target = self.called_function(node, ctx)
         return target is not None and self._returns_new_model(target, depth)
 
@@ -100,3 +102,14 @@ class ModelFacts:
                 for value in scope.returns
             )
         return cache[id(function)]
+
+
+def _functional_model_call(node: ast.Call) -> bool:
+    """``Model(inputs=x, outputs=y)``: Keras's functional constructor, known by its two
+    keywords also where nothing imports it (a snippet, or a wrapper library's re-export)."""
+    keywords = {keyword.arg for keyword in node.keywords}
+    return (
+        isinstance(node.func, ast.Name)
+        and node.func.id == "Model"
+        and {"inputs", "outputs"} <= keywords
+    )
