@@ -192,6 +192,26 @@ def test_chinese_and_japanese_text_separates_words(
     assert (alone[:1] == ["signatures/"]) is found_by_material_alone, alone
 
 
+def test_a_file_path_in_a_pasted_message_does_not_decide(tmp_path, needs_node):
+    """A pasted warning starts with where the reader's TensorFlow is installed: the page that
+    shows such a path (a deprecation notice) outranked the one that answers the warning."""
+    docs = [
+        doc(
+            "deprecated/",
+            "Deprecated options",
+            "WARNING:tensorflow:From /usr/local/lib/python3.12/site-packages/tensorflow/python/"
+            "util/deprecation.py:588: an option is deprecated.",
+        ),
+        doc("eager/", "Running eagerly", "The eagerly option does not apply to tf.data functions."),
+    ]
+    query = (
+        "/usr/local/lib/python3.8/dist-packages/tensorflow/python/data/ops/"
+        "structured_function.py:264: the eagerly option does not apply"
+    )
+    site = make_site(tmp_path, docs)
+    assert pages(site, query) == pages(site, query.split(": ", 1)[1]) == ["eager/", "deprecated/"]
+
+
 def test_quotes_do_not_stick_to_words(tmp_path, needs_node):
     site = make_site(tmp_path, DATA_BAIT)
     assert pages(site, "'numpy'")[:1] == ["numpy/"]

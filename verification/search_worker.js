@@ -4,7 +4,7 @@
 // query word a prefix and skips lunr's query pipeline, so the index is stemmed and the
 // query is not: "warnings" would miss "warning" and "serve" miss "Serving". This file
 // changes how a query's words are read and weighed, not the index and not the results'
-// shape, by wrapping four lunr functions the worker calls:
+// shape, by wrapping five lunr functions the worker calls:
 //   - Builder.build: keeps the index, so that the query can ask which words it holds;
 //   - QueryParser.parse: each query word is stemmed like the index; words that are data
 //     (numbers, addresses, log prefixes, single letters) and hyphens' prefixes are dropped;
@@ -15,6 +15,8 @@
 //     ("calls to <function NAME at 0x...>") weigh twice the rest;
 //     Chinese, Japanese and Korean script separates words and is dropped (the index is
 //     English);
+//   - QueryLexer: a piece of the query that is a path to a Python file (a traceback's or
+//     a warning's "/usr/.../structured_function.py:264:") is read as nothing;
 //   - QueryLexer.lexField: a word before a colon ("Warning: ...") is a word, not a field
 //     name that Material's worker would drop; an exception's class ("TypeError:") is still
 //     dropped;
@@ -171,6 +173,21 @@
     }
     return lunr.QueryLexer.lexTerm(lexer)
   }
+
+  // A file path in a pasted message or traceback ("/usr/local/lib/python3.8/dist-packages/
+  // tensorflow/python/data/ops/structured_function.py:264:", File "/srv/train.py") is where
+  // the reader's installation or script lives: its words (usr, lib, packages, python) said
+  // nothing of the answer, yet matched every page that shows a path. Material's worker reads
+  // each whitespace-separated piece of the query with a QueryLexer; a piece that is a path
+  // to a Python file is read as nothing.
+  const PATH = /^["'(]?(?:[A-Za-z]:)?[\w.@+~-]*(?:[\\/][\w.@+~-]+)+\.py[co]?(?::\d+)*[:,"')]*$/
+  const Lexer = lunr.QueryLexer
+  function PathlessLexer(str) {
+    Lexer.call(this, PATH.test(str) ? "" : str)
+  }
+  PathlessLexer.prototype = Lexer.prototype
+  Object.assign(PathlessLexer, Lexer) // its lexing states and lexeme types
+  lunr.QueryLexer = PathlessLexer
 
   const build = lunr.Builder.prototype.build
   lunr.Builder.prototype.build = function () {
