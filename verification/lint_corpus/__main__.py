@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     blind.add_argument(
         "--half",
         choices=["tune", "sealed"],
-        help="score one half of a split corpus (blind2_marks.json, or --corpus 3 to 7) instead",
+        help="score one half of a split corpus (blind2_marks.json, or --corpus 3 to 8) instead",
     )
     blind.add_argument(
         "--corpus",

@@ -1,4 +1,4 @@
-"""The blind corpora split in two halves (blind2 to blind7), on the linter's Measured page
+"""The blind corpora split in two halves (blind2 to blind8), on the linter's Measured page
 at ``<!-- lint-split-corpora -->``: per corpus and half, the first score beside the latest.
 
 Each corpus was marked from the rules pages before the linter ever ran on it. Its tune half
