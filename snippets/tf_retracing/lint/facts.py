@@ -534,6 +534,11 @@ class ModuleFacts(TfFunctionFacts, ModelFacts, InstanceFacts):
                 func.value, ctx, configurations, depth + 1
             )
         name = self.qualified_name(func) or (func.id if isinstance(func, ast.Name) else None)
+        if name == "range" and len(iterable.args) == 1 and _len_of(iterable.args[0]):
+            # ``for i in range(len(models))``: the listed items, by index
+            return self._literal_collection(
+                iterable.args[0].args[0], ctx, configurations, depth + 1
+            )
         if name not in _COMBINERS or not iterable.args:
             return False
         return all(
@@ -721,3 +726,14 @@ def _default_of(function: ast.AST, name: str) -> ast.AST | None:
     keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
     defaults.update((a.arg, d) for a, d in keyword_only if d is not None)
     return defaults.get(name)
+
+
+def _len_of(node: ast.AST) -> bool:
+    """``len(x)``, with one argument."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and not node.keywords
+    )
