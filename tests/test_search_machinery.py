@@ -407,3 +407,29 @@ def test_a_section_with_every_word_of_a_pasted_message_outranks_a_heading_with_t
     ]
     query = "TypeError: Variable is unhashable. Instead, use tensor.ref() as the key."
     assert pages(make_site(tmp_path, docs), query)[:2] == ["cases/", "inputs/"]
+
+
+def test_a_message_that_names_the_readers_function_is_still_held_whole(tmp_path, needs_node):
+    """AutoGraph's warning names the reader's function; the section that holds the rest of
+    the message whole outranks a page whose text holds the warning's generic words and some
+    of the name's (without setting the name aside, the section cannot hold every word)."""
+    docs = [
+        doc(
+            "warning/",
+            "The retracing warning",
+            "WARNING:tensorflow: the warning names the function, its locals and its variables.",
+        ),
+        doc("autograph/", "Errors while tracing", "AutoGraph."),
+        doc(
+            "autograph/#could-not-transform",
+            "Could not transform",
+            "WARNING:tensorflow:Entity &lt;function f at 0x1&gt; could not be transformed and "
+            "will be executed as-is.",
+        ),
+    ]
+    query = (
+        "WARNING:tensorflow:Entity <function Function._initialize_uninitialized_variables."
+        "<locals>.initialize_variables at 0x7fd89803cef0> could not be transformed and will "
+        "be executed as-is."
+    )
+    assert pages(make_site(tmp_path, docs), query)[:1] == ["autograph/"]

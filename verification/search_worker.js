@@ -23,7 +23,9 @@
 //   - Index.query: an entry that holds one word of a query whose words the index holds three
 //     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
 //     outranks the passage that holds them all; and a section that holds every word of a
-//     query whose words the index holds four or more of weighs WHOLE (1.5) times as much.
+//     query whose words the index holds four or more of weighs WHOLE (1.5) times as much
+//     (the words of a function a message other than the retracing warning names, the
+//     reader's own, set aside).
 //     Chosen on 2026-11-29 on the tune halves of sets 1-6 (one site build each way): 2 more
 //     answering pages first (71 against 69 of 130) and 5 more in the top 3 (99 against 94),
 //     none fewer in any set, and queries.toml unchanged (73 of 84). At 2, 72 first, but one
@@ -214,6 +216,21 @@
       for (let k = i + 2; k < end; k++) clauses[k].boost = (clauses[k].boost || 1) * NAME_BOOST
       return
     }
+    markOwnName(clauses, words)
+  }
+
+  // Another message that names a function ("Entity <function NAME at 0x...> could not be
+  // transformed") names the reader's own: a section that holds every other word of the
+  // message still holds it whole (WHOLE), though it cannot hold the reader's name.
+  function markOwnName(clauses, words) {
+    for (let i = 0; i + 1 < words.length; i++) {
+      if (words[i] !== "function") continue
+      let end = i + 1
+      while (end < words.length && !ADDRESS.test(words[end])) end++
+      if (end === words.length) return
+      for (let k = i + 1; k < end; k++) clauses[k].ownName = true
+      return
+    }
   }
 
   const parse = lunr.QueryParser.prototype.parse
@@ -241,10 +258,11 @@
     const known = asked.filter(clause =>
       clause.term.endsWith("*") ? holdsPrefix(clause.term.slice(0, -1)) : holdsWord(clause.term))
     if (known.length < 3) return results
+    const message = known.filter(clause => !clause.ownName) // the words a message holds
     for (const result of results) {
       const matched = Object.keys(result.matchData.metadata)
       if (matched.length < 2) result.score *= LONE
-      else if (isSection(result) && known.length >= 4 && known.every(c => holds(matched, c.term)))
+      else if (isSection(result) && message.length >= 4 && message.every(c => holds(matched, c.term)))
         result.score *= WHOLE
     }
     return results.sort((a, b) => b.score - a.score)
