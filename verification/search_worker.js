@@ -206,13 +206,19 @@
   const NAME_BOOST = 2
   const ADDRESS = /^0x[0-9a-f]*$/
 
+  // Where a function's name that starts at words[start] ends: at the address after it
+  // (0x...) or at a word of `stops`; -1 when the query ends first.
+  function nameEnd(words, start, stops = []) {
+    let end = start
+    while (end < words.length && !ADDRESS.test(words[end]) && !stops.includes(words[end])) end++
+    return end < words.length ? end : -1
+  }
+
   function markFunctionName(clauses) {
     const words = clauses.map(clause => clause.term.replace(/\*/g, ""))
     for (let i = 0; i + 2 < words.length; i++) {
       if (!/^calls?$/.test(words[i]) || words[i + 1] !== "function") continue
-      let end = i + 2
-      while (end < words.length && !ADDRESS.test(words[end]) && words[end] !== "triggered") end++
-      if (end === words.length) return
+      const end = nameEnd(words, i + 2, ["triggered"])
       for (let k = i + 2; k < end; k++) clauses[k].boost = (clauses[k].boost || 1) * NAME_BOOST
       return
     }
@@ -223,14 +229,10 @@
   // transformed") names the reader's own: a section that holds every other word of the
   // message still holds it whole (WHOLE), though it cannot hold the reader's name.
   function markOwnName(clauses, words) {
-    for (let i = 0; i + 1 < words.length; i++) {
-      if (words[i] !== "function") continue
-      let end = i + 1
-      while (end < words.length && !ADDRESS.test(words[end])) end++
-      if (end === words.length) return
-      for (let k = i + 1; k < end; k++) clauses[k].ownName = true
-      return
-    }
+    const i = words.indexOf("function")
+    if (i < 0) return
+    const end = nameEnd(words, i + 1)
+    for (let k = i + 1; k < end; k++) clauses[k].ownName = true
   }
 
   const parse = lunr.QueryParser.prototype.parse

@@ -34,18 +34,14 @@ def read_wheel(wheel: Path, messages: list[Message]) -> dict:
         raise ValueError(f"{wheel.name}: no entry of messages.toml names this wheel")
     files: dict[str, dict] = {}
     with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
         for message in entries:
-            member = f"{message.package}/{message.path}"
-            names = set(archive.namelist())
-            # TensorFlow 2.0 and 2.1 wheels hold the package's files in tensorflow_core/
-            # (the repository's tensorflow/, which `path` and the source link follow).
-            core = f"{message.package}_core/{message.path}"
-            if member not in names and message.package == "tensorflow" and core in names:
-                member = core
-            try:
-                text = archive.read(member).decode("utf-8")
-            except KeyError:
-                raise ValueError(f"{message.title!r}: {wheel.name} has no {member}") from None
+            member = _member(message, names)
+            if member is None:
+                raise ValueError(
+                    f"{message.title!r}: {wheel.name} has no {message.package}/{message.path}"
+                )
+            text = archive.read(member).decode("utf-8")
             found = files.setdefault(
                 message.path,
                 {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "literals": {}},
@@ -56,6 +52,16 @@ def read_wheel(wheel: Path, messages: list[Message]) -> dict:
                     raise ValueError(f"{message.title!r}: {literal!r} is not in {member}")
                 found["literals"][literal] = text.count("\n", 0, at) + 1
     return {"sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "files": files}
+
+
+def _member(message: Message, names: set[str]) -> str | None:
+    """The wheel's file for the path the entry cites. TensorFlow 2.0 and 2.1 wheels hold the
+    package's files in tensorflow_core/ (the repository's tensorflow/, which ``path`` and
+    the source link follow)."""
+    for folder in (message.package, f"{message.package}_core"):
+        if f"{folder}/{message.path}" in names:
+            return f"{folder}/{message.path}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

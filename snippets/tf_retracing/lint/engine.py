@@ -167,15 +167,14 @@ def parse(data: bytes, path: str) -> tuple[ast.Module, str]:
         raise LintInputError(f"cannot decode: {error}") from None
     try:
         return parse_text(text, path), text
-    except LintInputError:
+    except LintInputError as error:
         python = without_ipython_lines(text)  # a notebook exported as a script
         if python is None:
             raise
         try:
             return parse_text(python, path), python
         except LintInputError:
-            pass
-        raise
+            raise error from None
 
 
 def parse_text(text: str, path: str) -> ast.Module:
