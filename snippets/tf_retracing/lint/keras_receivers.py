@@ -89,7 +89,9 @@ def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
         return True
     if _used_as_a_model(facts, receiver, ctx) or _bound_to_built_models(facts, receiver, ctx):
         return True
-    if _passed_models(facts, receiver, ctx):
+    if _passed_models(facts, receiver, ctx) or _annotated_model(facts, receiver, ctx):
+        return True
+    if _instance_attribute_models(facts, receiver, ctx):
         return True
     if aliases_models(facts, receiver, ctx, is_keras_model):
         return True
@@ -281,12 +283,23 @@ def _receiver_key(receiver: ast.AST, ctx: Context) -> tuple:
 
 
 def _self_attribute_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
-    """``self.pnet``, which the class's methods only ever set to a model they build."""
+    """``self.pnet``, which the class's methods only ever set to a model they build, or to
+    a parameter that is one (annotated as a Keras model, or given one by every call)."""
     values = _attribute_values(facts, receiver, ctx)
     return bool(values) and all(
         facts.builds_model(value, facts.contexts.get(id(value), ctx))
         or named_model_maker(facts, value)
+        or _model_parameter(facts, value)
         for value in values
+    )
+
+
+def _model_parameter(facts: ModuleFacts, value: ast.AST) -> bool:
+    value_ctx = facts.contexts.get(id(value))
+    return (
+        isinstance(value, ast.Name)
+        and value_ctx is not None
+        and (_annotated_model(facts, value, value_ctx) or _passed_models(facts, value, value_ctx))
     )
 
 
@@ -348,6 +361,70 @@ def _attribute_values(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> li
     if ctx.class_ is None or receiver.value.id not in ("self", ctx.class_.name):
         return []
     return facts.self_attribute_values(ctx.class_, receiver.attr)
+
+
+def _annotated_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``def __init__(self, base_classifier: tf.keras.Model)``: a parameter whose annotation
+    names a Keras model class (Keras's own or the file's subclass), ``Optional`` or not."""
+    if not isinstance(receiver, ast.Name):
+        return False
+    scope = facts.binding_scope(receiver.id, ctx)
+    function = scope.function if scope is not None else None
+    if function is None or scope.bindings.get(receiver.id) != [function.args]:
+        return False  # not a parameter, or also bound in the body
+    arguments = function.args
+    parameters = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+    parameter = next((p for p in parameters if p.arg == receiver.id), None)
+    return parameter is not None and _names_a_model_class(facts, parameter.annotation)
+
+
+def _names_a_model_class(facts: ModuleFacts, annotation: ast.AST | None) -> bool:
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:  # a quoted annotation: "tf.keras.Model"
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = [annotation.left, annotation.right]  # tf.keras.Model | None
+        named = [side for side in sides if not _is_none(side)]
+        return len(named) == 1 and _names_a_model_class(facts, named[0])
+    if isinstance(annotation, ast.Subscript):
+        optional = facts.qualified_name(annotation.value) == "typing.Optional" or (
+            isinstance(annotation.value, ast.Name) and annotation.value.id == "Optional"
+        )
+        return optional and _names_a_model_class(facts, annotation.slice)
+    if isinstance(annotation, ast.Name) and facts.unique_class(annotation.id) is not None:
+        return facts.is_keras_model_class(facts.unique_class(annotation.id))
+    return annotation is not None and facts.is_model_factory(annotation)
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+# How many attributes deep ``vae.decoder`` (an attribute of an instance) is followed.
+_ATTRIBUTE_DEPTH = 2
+
+
+def _instance_attribute_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
+    """``vae.decoder``, where ``vae`` is an instance of the file's class (built there, or
+    passed to a parameter by every call) whose methods only ever set ``self.decoder`` to
+    Keras models (``self.decoder = decoder``, the model its constructor is given)."""
+    if not isinstance(receiver, ast.Attribute) or _self_attribute(receiver):
+        return False
+    guard: set = facts.__dict__.setdefault("_instance_attributes", set())
+    if id(receiver) in guard or len(guard) >= _ATTRIBUTE_DEPTH:
+        return False
+    guard.add(id(receiver))
+    try:
+        cls = facts.instance_class(receiver.value, ctx)
+        values = facts.self_attribute_values(cls, receiver.attr) if cls is not None else []
+        return bool(values) and all(
+            id(value) in facts.contexts and is_keras_model(facts, value, facts.context(value))
+            for value in values
+        )
+    finally:
+        guard.discard(id(receiver))
 
 
 def _callback_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
