@@ -74,6 +74,12 @@ SETS = {
         ROOT / "tests" / "fixtures" / "search" / "held_out_6.toml",
         Path(__file__).resolve().parent / "search_heldout_6_results.json",
     ),
+    # Written blind on 2026-11-29 from GitHub threads by a helper who never ran a ranking,
+    # after set 6's sealed half had been scored, against the pages of commit ab69c7e.
+    "7": (
+        ROOT / "tests" / "fixtures" / "search" / "held_out_7.toml",
+        Path(__file__).resolve().parent / "search_heldout_7_results.json",
+    ),
 }
 HALVES = ("tune", "sealed")
 MACHINERIES = ("material", "material-stock", "pagefind")
