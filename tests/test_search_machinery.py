@@ -305,6 +305,40 @@ def test_an_exception_class_before_its_colon_is_dropped(tmp_path, needs_node):
     assert pages(site, "title:type")[:1] == ["types/"]
 
 
+def test_tensorflows_own_exception_class_is_searched(tmp_path, needs_node):
+    # InaccessibleTensorError names the problem, where TypeError names nothing: its words
+    # find the page that names it.
+    docs = [
+        doc("kept/", "Kept", "The InaccessibleTensorError, for a tensor."),
+        doc("scope/", "Scope", "A tensor defined in a function."),
+    ]
+    query = "InaccessibleTensorError: tensor defined"
+    assert pages(make_site(tmp_path, docs), query)[:1] == ["kept/"]
+
+
+PRINTED_TENSOR = [
+    doc("kept/", "A kept tensor", "The tensor cannot be accessed here: it is defined elsewhere."),
+    doc("shapes/", "Shapes and dtypes", "A shape of float32, its dtype, and a neg op."),
+]
+
+
+def test_a_printed_tensor_in_a_pasted_message_does_not_decide(tmp_path, needs_node):
+    """Its quoted name (which Material's worker makes a required word: no page at all came
+    back), its shape and its dtype are the reader's data."""
+    site = make_site(tmp_path, PRINTED_TENSOR)
+    for query in (
+        "The tensor 'Tensor(\"while/Neg:0\", shape=(), dtype=float32)' cannot be accessed here",
+        "The tensor <tf.Tensor 'neg:0' shape=(2,) dtype=float32> cannot be accessed here",
+    ):
+        assert pages(site, query)[:1] == ["kept/"], query
+    assert pages(make_site(tmp_path / "stock", PRINTED_TENSOR, ours=False), query)[:1] != ["kept/"]
+
+
+def test_a_quoted_word_the_index_lacks_leaves_the_rest_searched(tmp_path, needs_node):
+    site = make_site(tmp_path, PRINTED_TENSOR)
+    assert pages(site, 'accessed "zzzz"')[:1] == ["kept/"]
+
+
 def test_the_pages_name_the_site_worker():
     page = (
         '<p>x</p><script id="__config" type="application/json">{"base": "../..", '

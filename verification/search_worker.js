@@ -16,10 +16,14 @@
 //     Chinese, Japanese and Korean script separates words and is dropped (the index is
 //     English);
 //   - QueryLexer: a piece of the query that is a path to a Python file (a traceback's or
-//     a warning's "/usr/.../structured_function.py:264:") is read as nothing;
+//     a warning's "/usr/.../structured_function.py:264:") is read as nothing, and so is a
+//     tensor as a message prints it ('Tensor("while/Neg:0", shape=(), dtype=float32)');
 //   - QueryLexer.lexField: a word before a colon ("Warning: ...") is a word, not a field
-//     name that Material's worker would drop; an exception's class ("TypeError:") is still
-//     dropped;
+//     name that Material's worker would drop; Python's exception classes ("TypeError:")
+//     are still dropped, TensorFlow's ("InaccessibleTensorError:") are words;
+//   - QueryParser.parse also: the words Material's worker makes required (those in double
+//     quotes) are required only in a query shorter than a pasted message, and only when
+//     the index holds them;
 //   - Index.query: an entry that holds one word of a query whose words the index holds three
 //     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
 //     outranks the passage that holds them all; and a section that holds every word of a
@@ -164,7 +168,12 @@
   // error and say nothing of which one answers (kept, they put a page whose title holds
   // "type" above the answer to "TypeError: len is not well defined ...").
   const FIELDS = new Set(["title", "text", "tags"])
-  const EXCEPTION_CLASS = /^[A-Z][A-Za-z]*(?:Error|Exception)$/
+  // Python's own exception classes; TensorFlow's (InaccessibleTensorError,
+  // OperatorNotAllowedInGraphError) name the problem and are kept as words.
+  const EXCEPTION_CLASS = new RegExp(
+    "^(?:Arithmetic|Assertion|Attribute|Buffer|EOF|FloatingPoint|Import|ModuleNotFound|Index|" +
+      "Key|Lookup|Memory|Name|NotImplemented|OS|Overflow|Recursion|Reference|Runtime|Syntax|" +
+      "System|Type|UnboundLocal|Unicode|Value|ZeroDivision)Error$|^Exception$")
   const lexField = lunr.QueryLexer.lexField
   lunr.QueryLexer.lexField = function (lexer) {
     const name = lexer.str.slice(lexer.start, lexer.pos - 1)
@@ -183,9 +192,23 @@
   // each whitespace-separated piece of the query with a QueryLexer; a piece that is a path
   // to a Python file is read as nothing.
   const PATH = /^["'(]?(?:[A-Za-z]:)?[\w.@+~-]*(?:[\\/][\w.@+~-]+)+\.py[co]?(?::\d+)*[:,"')]*$/
+  // A tensor or variable as a message prints it ('Tensor("while/Neg:0", shape=(),
+  // dtype=float32)', <tf.Tensor 'mul:0' shape=() dtype=int32>) is the reader's data: the
+  // op's name, shape and dtype matched pages about shapes and dtypes above the one that
+  // answers the message. Its pieces are read as nothing: the piece that opens it, then the
+  // pieces after it that are its parts (its name, shape=, dtype=, numpy=, punctuation).
+  // Material's worker has already turned the quoted name into a required word (+name:0).
+  const TENSOR_OPENS = /^['"(\[]*(?:Tensor\((?:['"]|$)|<tf\.(?:Tensor|Variable)$)/
+  const TENSOR_PART = /^(?:shape|dtype|name|numpy)=|^\+?['"]?[\w/.-]*:\d+['",>)]*$|^\W*$/
+  let inTensor = false // the last piece read was part of a printed tensor
   const Lexer = lunr.QueryLexer
   function PathlessLexer(str) {
-    Lexer.call(this, PATH.test(str) ? "" : str)
+    Lexer.call(this, isData(str) ? "" : str)
+  }
+  function isData(piece) {
+    if (/\s/.test(piece)) return (inTensor = false) // a whole query, parsed after its pieces
+    inTensor = TENSOR_OPENS.test(piece) || (inTensor && TENSOR_PART.test(piece))
+    return inTensor || PATH.test(piece)
   }
   PathlessLexer.prototype = Lexer.prototype
   Object.assign(PathlessLexer, Lexer) // its lexing states and lexeme types
@@ -235,6 +258,25 @@
     for (let k = i + 1; k < end; k++) clauses[k].ownName = true
   }
 
+  // Material's worker makes each word inside double quotes required (a phrase). In a pasted
+  // message the quotes are the message's own: they hold a tensor's or an op's name
+  // ('Tensor("while/while/Neg:0", ...)'), and requiring those words, which no page holds
+  // or a page holds by chance ("neg", the stem of "negative"), returned no page at all for
+  // an InaccessibleTensorError as pasted. In a query of this many words or more, no word is
+  // required; in a shorter one, a word is required only if the index holds it.
+  const PASTED_WORDS = 5
+
+  function unrequire(clauses) {
+    const REQUIRED = lunr.Query.presence.REQUIRED
+    const pasted = clauses.length >= PASTED_WORDS
+    for (const clause of clauses) {
+      if (clause.presence !== REQUIRED) continue
+      const word = clause.term.replace(/\*/g, "")
+      const held = clause.term.endsWith("*") ? holdsPrefix(word) : holdsWord(word)
+      if (pasted || !index || !held) clause.presence = lunr.Query.presence.OPTIONAL
+    }
+  }
+
   const parse = lunr.QueryParser.prototype.parse
   lunr.QueryParser.prototype.parse = function () {
     const query = parse.call(this)
@@ -246,6 +288,7 @@
         if (!kept.some(other => other.term === read.term)) kept.push(read)
     })
     if (kept.length) query.clauses = kept // a query of data alone is searched as typed
+    unrequire(query.clauses)
     return query
   }
 
