@@ -14,6 +14,7 @@ unknown means no finding.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from typing import TypeVar
@@ -100,6 +101,8 @@ def _configuration_item(item: ast.AST) -> bool:
 
 # Names that always stand for one module: read unbound, they are that module.
 _CONVENTIONAL_NAMES = {"tf": "tensorflow", "keras": "keras", "np": "numpy"}
+# Python's own names, never what a star import brings (``range``, ``print``; and "*").
+_BUILTINS = frozenset({*dir(builtins), "*"})
 
 
 def _returns_kept_attribute(definition: ast.AST) -> bool:
@@ -357,9 +360,19 @@ class ModuleFacts(TfFunctionFacts, ModelFacts, InstanceFacts):
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
             node = node.value
-        if not isinstance(node, ast.Name) or node.id not in self.aliases:
+        if not isinstance(node, ast.Name):
             return None
-        return _canonical(".".join([self.aliases[node.id], *reversed(parts)]))
+        module = self.aliases.get(node.id) or self._star_imported(node.id)
+        if module is None:
+            return None
+        return _canonical(".".join([module, *reversed(parts)]))
+
+    def _star_imported(self, name: str) -> str | None:
+        """``Model`` in a file whose one ``from model import *`` is where a name it never
+        binds comes from (with two star imports, which one is unknown)."""
+        if self.binding_counts["*"] != 1 or self.binding_counts[name] or name in _BUILTINS:
+            return None
+        return f"{self.aliases['*'][: -len('.*')]}.{name}"
 
     def imports(self, package: str) -> bool:
         return any(q == package or q.startswith(package + ".") for q in self.aliases.values())

@@ -102,10 +102,11 @@ def _runs_it(facts: ModuleFacts, name: ast.Name) -> bool:
 
 
 def _keeps(call: ast.AST) -> bool:
-    """A call that stores its argument rather than running it."""
+    """A call that stores its argument rather than running it: ``append`` and the like, or
+    a class, which keeps what it is given (``keras.optimizers.Adam(learning_rate=lr)``)."""
     func = getattr(call, "func", None)
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    return name in _KEEPERS
+    return name in _KEEPERS or name[:1].isupper()
 
 
 def _configuration_reads(facts: ModuleFacts, node: ast.AST, closure: ast.AST | None) -> set[str]:
