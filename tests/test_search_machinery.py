@@ -329,9 +329,23 @@ def test_a_printed_tensor_in_a_pasted_message_does_not_decide(tmp_path, needs_no
     for query in (
         "The tensor 'Tensor(\"while/Neg:0\", shape=(), dtype=float32)' cannot be accessed here",
         "The tensor <tf.Tensor 'neg:0' shape=(2,) dtype=float32> cannot be accessed here",
+        "The tensor KerasTensor(type_spec=TensorSpec(shape=(None, 3), dtype=tf.float32, "
+        "name='neg'), name='neg', description=\"created by layer 'neg'\") cannot be accessed "
+        "here",
     ):
         assert pages(site, query)[:1] == ["kept/"], query
     assert pages(make_site(tmp_path / "stock", PRINTED_TENSOR, ours=False), query)[:1] != ["kept/"]
+
+
+def test_a_pasted_sentences_last_word_is_whole_not_a_prefix(tmp_path, needs_node):
+    # "key." ends a sentence: it is not being typed, and does not find "keyword".
+    docs = [
+        doc("keywords/", "Keyword arguments", "Arguments by keyword."),
+        doc("refs/", "Refs", "Use tensor.ref() as the key of a dict."),
+    ]
+    site = make_site(tmp_path, docs)
+    assert pages(site, "as the key.")[:1] == ["refs/"]
+    assert pages(site, "as the key")[:1] == ["keywords/"]  # typed: still a prefix
 
 
 def test_a_quoted_word_the_index_lacks_leaves_the_rest_searched(tmp_path, needs_node):

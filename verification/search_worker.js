@@ -144,7 +144,7 @@
     }
     if (!typed || DATA.test(typed) || PREFIXES.has(typed)) return []
     const word = stem(typed)
-    const typing = last && clause.term.endsWith("*") // the word being typed: a prefix
+    const typing = last && !ended && clause.term.endsWith("*") // a word being typed: a prefix
     clause.usePipeline = false // stemmed here, and only once
     clause.wildcard = lunr.Query.wildcard.NONE
     clause.term = typing ? word + "*" : word
@@ -193,23 +193,38 @@
   // to a Python file is read as nothing.
   const PATH = /^["'(]?(?:[A-Za-z]:)?[\w.@+~-]*(?:[\\/][\w.@+~-]+)+\.py[co]?(?::\d+)*[:,"')]*$/
   // A tensor or variable as a message prints it ('Tensor("while/Neg:0", shape=(),
-  // dtype=float32)', <tf.Tensor 'mul:0' shape=() dtype=int32>) is the reader's data: the
-  // op's name, shape and dtype matched pages about shapes and dtypes above the one that
-  // answers the message. Its pieces are read as nothing: the piece that opens it, then the
-  // pieces after it that are its parts (its name, shape=, dtype=, numpy=, punctuation).
-  // Material's worker has already turned the quoted name into a required word (+name:0).
-  const TENSOR_OPENS = /^['"(\[]*(?:Tensor\((?:['"]|$)|<tf\.(?:Tensor|Variable)$)/
-  const TENSOR_PART = /^(?:shape|dtype|name|numpy)=|^\+?['"]?[\w/.-]*:\d+['",>)]*$|^\W*$/
-  let inTensor = false // the last piece read was part of a printed tensor
+  // dtype=float32)', <tf.Tensor 'mul:0' shape=() dtype=int32>, KerasTensor(type_spec=
+  // TensorSpec(shape=(None, 3), ...), name='input_1', ...)) is the reader's data: the op's
+  // name, shape and dtype matched pages about shapes and dtypes above the one that answers
+  // the message. It is read as nothing: the piece that opens it and the pieces after it
+  // until its brackets close (Material's worker has already turned a quoted
+  // name into a required word, +name:0, and split the query at whitespace).
+  const TENSOR_OPENS = /^['"(\[]*(?:(?:Keras)?Tensor\((?:['"]|type_spec=|$)|<tf\.(?:Tensor|Variable)$)/
+  const TENSOR_MAX_PIECES = 40 // a bracket never closed does not swallow the whole query
+  let unclosed = 0 // brackets of a printed tensor still open after the last piece read
+  let pieces = 0
+  // Whether the last piece read ends in punctuation: a pasted sentence's last word, whole,
+  // not a word being typed (as a prefix, "key." found "keyword" above the answer).
+  let ended = false
   const Lexer = lunr.QueryLexer
   function PathlessLexer(str) {
-    Lexer.call(this, isData(str) ? "" : str)
+    Lexer.call(this, readPiece(str))
   }
-  function isData(piece) {
-    if (/\s/.test(piece)) return (inTensor = false) // a whole query, parsed after its pieces
-    inTensor = TENSOR_OPENS.test(piece) || (inTensor && TENSOR_PART.test(piece))
-    return inTensor || PATH.test(piece)
+  function readPiece(piece) {
+    if (/\s/.test(piece)) return (unclosed = 0), piece // a whole query, after its pieces
+    if (unclosed > 0 && ++pieces <= TENSOR_MAX_PIECES) {
+      unclosed += balance(piece)
+      return ""
+    }
+    const opened = TENSOR_OPENS.exec(piece)
+    unclosed = opened ? Math.max(balance(piece), 1) : 0
+    pieces = 0
+    // the query as Material's worker rewrote it ("key*", a * after each word) says nothing
+    if (!piece.endsWith("*")) ended = /[.!?;:,)\]'"]$/.test(piece)
+    if (opened) return ""
+    return PATH.test(piece) ? "" : piece
   }
+  const balance = piece => (piece.match(/[([<]/g) || []).length - (piece.match(/[)\]>]/g) || []).length
   PathlessLexer.prototype = Lexer.prototype
   Object.assign(PathlessLexer, Lexer) // its lexing states and lexeme types
   lunr.QueryLexer = PathlessLexer
