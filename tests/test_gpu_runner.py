@@ -79,6 +79,14 @@ def test_hook_refuses_other_repositories_and_refs(variable, value):
     assert value in proc.stderr
 
 
+def test_a_fork_names_its_own_repository_in_the_runners_environment():
+    fork = {**MAIN, "GITHUB_REPOSITORY": "someone/fork-of-the-guide"}
+    allowed = {"GPU_RUNNER_ALLOWED_REPOSITORY": "someone/fork-of-the-guide"}
+    assert run_hook(GITHUB_EVENT_NAME="schedule", **fork, **allowed).returncode == 0
+    refused = run_hook(GITHUB_EVENT_NAME="schedule", **MAIN, **allowed)
+    assert refused.returncode != 0 and "is not someone/fork-of-the-guide" in refused.stderr
+
+
 def test_hook_is_executable():
     assert os.access(HOOK, os.X_OK)
 
