@@ -623,8 +623,10 @@ def package_details(entry: dict) -> list[str]:
     if tests["status"] == "not-run":
         out.append("Its tests were not run.")
     else:
+        commit = entry.get("provenance", {}).get("commit")
+        which = f"Its tests, as they stood at commit {code(commit)}" if commit else "Its tests"
         out.append(
-            f"Its tests: {tests['passed']} passed, {tests['failed']} failed, "
+            f"{which}: {tests['passed']} passed, {tests['failed']} failed, "
             f"{tests['skipped']} skipped."
         )
         if tests["failures"]:
