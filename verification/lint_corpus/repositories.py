@@ -47,6 +47,20 @@ _GENERATE_WORD_BY_WORD = (
     "tf.function would not set them up"
 )
 _UDACITY = "courses/udacity_intro_to_tensorflow_for_deep_learning"
+_RL = "18_reinforcement_learning.ipynb"
+# Its deep Q-learning cells define play_one_step, epsilon_greedy_policy and training_step
+# again for each variant, each followed by its training loop (found once a call resolves
+# to the definition made before it).
+_ONE_STATE_PER_STEP = (
+    "epsilon_greedy_policy predicts one state per environment step in the loop over "
+    "episodes: each predict call sets up a data iterator and callbacks for one row; calling "
+    "the model (model(state[np.newaxis])) does not"
+)
+_BATCH_PER_EPISODE = (
+    "training_step predicts one replay batch per episode in the loop: a predict call, with "
+    "its setup, per batch, where calling the model on the batch does the same work"
+)
+
 REVIEWS: dict[tuple, tuple[bool, str]] = {
     review_key("tensorflow/docs", "site/en/guide/function.ipynb", 55, 3, "TFL005"): (
         True,
@@ -80,6 +94,14 @@ REVIEWS: dict[tuple, tuple[bool, str]] = {
         8,
         "TFL004",
     ): (True, _GENERATE_WORD_BY_WORD + " (sampling instead of argmax)"),
+    review_key("ageron/handson-ml3", _RL, 57, 5, "TFL004"): (True, _ONE_STATE_PER_STEP),
+    review_key("ageron/handson-ml3", _RL, 63, 5, "TFL004"): (True, _ONE_STATE_PER_STEP),
+    review_key("ageron/handson-ml3", _RL, 66, 53, "TFL004"): (True, _ONE_STATE_PER_STEP),
+    review_key("ageron/handson-ml3", _RL, 70, 20, "TFL004"): (True, _ONE_STATE_PER_STEP),
+    review_key("ageron/handson-ml3", _RL, 57, 19, "TFL004"): (True, _BATCH_PER_EPISODE),
+    review_key("ageron/handson-ml3", _RL, 63, 19, "TFL004"): (True, _BATCH_PER_EPISODE),
+    review_key("ageron/handson-ml3", _RL, 66, 65, "TFL004"): (True, _BATCH_PER_EPISODE),
+    review_key("ageron/handson-ml3", _RL, 70, 32, "TFL004"): (True, _BATCH_PER_EPISODE),
     review_key("ageron/handson-ml3", "11_training_deep_neural_networks.ipynb", 114, 3, "TFL004"): (
         True,
         "100 Monte Carlo dropout predictions of the same rows, one predict call each: "

@@ -128,7 +128,7 @@ class InstanceFacts:
         ``self`` or an instance of the file's class, or a class's ``__init__``."""
         func = call.func
         if isinstance(func, ast.Name):
-            definition = self.unique_definition(func.id)
+            definition = self.unique_definition(func.id) or self._redefined_before(call, ctx)
             if definition is not None:
                 return definition
             cls = self.unique_class(func.id)
@@ -139,6 +139,21 @@ class InstanceFacts:
                 return self.method(cls, func.attr)
             return self._shared_method(func.value, func.attr, ctx)
         return None
+
+    def _redefined_before(self, call: ast.Call, ctx: Context) -> ast.AST | None:
+        """A notebook that defines ``model_test`` in one cell, calls it, then defines it
+        again in a later cell and calls that: a call at module level runs the definition
+        last made before it, when the name is bound only by module-level ``def``s."""
+        name = call.func.id
+        definitions = self.definitions.get(name, [])
+        module_level = all(self.context(d).scope is self.module_scope for d in definitions)
+        if ctx.scope is not self.module_scope or not module_level:
+            return None
+        if len(definitions) < 2 or self.binding_counts[name] != len(definitions):
+            return None
+        at = (call.lineno, call.col_offset)
+        before = [d for d in definitions if (d.lineno, d.col_offset) < at]
+        return max(before, key=lambda d: d.lineno, default=None)
 
     def called_functions(self, call: ast.Call, ctx: Context) -> list[ast.AST]:
         """Every function of this file the call may run: ``called_function``'s, or for a
