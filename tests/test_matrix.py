@@ -433,6 +433,40 @@ def test_a_page_an_entry_cannot_run_is_recorded_as_needing_and_never_counted(doc
     assert "TF 2.13:" not in sentence.split("It needs")[0]
 
 
+def test_a_page_not_run_for_what_it_needs_has_no_results_to_call_earlier(doc):
+    from verification.matrix.runner import page_not_run
+
+    page = "docs/install.md"
+    doc["entries"][0]["pages"][page] = page_not_run(doc["pages"][page], "tf-keras")
+    fresh = {page: [False] * len(doc["pages"][page])}  # the page changed since the run
+    details = render.entry_details(doc["entries"][0], str, fresh)
+    line = next(line for line in details.splitlines() if "not run: it needs tf-keras" in line)
+    assert "earlier version" not in line
+
+
+def test_the_entries_index_counts_only_blocks_still_as_they_ran(doc):
+    page = "docs/guide/causes.md"  # 1 pass, 1 fail, 1 not run at TF 2.13 in the fixture
+    before = render.entries_index(doc, str)
+    assert "1 did not run" in before.splitlines()[0]
+    changed = render.entries_index(doc, str, {page: [False, True]})
+    # the first and the third result are of blocks the page no longer has as they ran
+    assert "(2 results of blocks changed since are left out)" in changed.splitlines()[0]
+
+
+def test_a_test_module_that_could_not_be_imported_is_not_a_failed_test(doc):
+    tests = doc["entries"][0]["package"]["tests"]
+    tests.update(status="failed", passed=3, failed=2, skipped=0)
+    tests["failures"] = [
+        {"test": "::test_retrace_explainer", "message": "ImportError: cannot import name 'X'"},
+        {"test": "test_lint::test_one", "message": "AssertionError"},
+    ]
+    cell = render.package_cell(doc["entries"][0], str)
+    assert cell.startswith("[3 pass · *1 fail* · *1 module not imported*](")
+    details = "\n".join(render.package_details(doc["entries"][0]))
+    assert "3 passed, 1 failed, 0 skipped." in details
+    assert "The module `test_retrace_explainer` could not be imported" in details
+
+
 def test_what_a_page_needs_must_be_text_and_no_other_field_is_accepted(doc):
     record = doc["entries"][0]["pages"]["docs/install.md"]
     record["needs"] = 3
@@ -501,7 +535,7 @@ def test_a_page_changed_since_the_run_and_a_missing_module_are_named(doc):
     assert cell.startswith("[1 pass · *1 fail* · 1 not run · 3 of 4 blocks current](")
     page = render.entry_details(doc["entries"][0], str, fresh)
     assert (
-        ": 1 pass, 1 fail, 1 n/a (a block needs `IPython`, which this entry does not install); "
+        ": 1 pass, 1 fail, 1 not run (a block needs `IPython`, which this entry does not install); "
         "these are the results of an earlier version of the page (3 of 4 blocks current)."
     ) in page
     assert "blocks current" not in render.cell(doc["entries"][0], "docs/install.md", str, fresh)

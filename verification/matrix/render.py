@@ -31,7 +31,14 @@ MARKER = re.compile(r"<!-- version-matrix:(?P<name>[a-z-]+)(?: (?P<argument>[a-z
 EXPECTED_OUTPUT = "<!--pytest-codeblocks:expected-output-->"
 # The markers whose tables are data (every release's outputs), not answers to a search.
 UNSEARCHED_MARKERS = ("table", "details", "provenance", "entry")
-STATUS_WORDS = {"passed": "pass", "differs": "differ", "failed": "fail", "not-applicable": "n/a"}
+# A block "not-applicable" did not run: an earlier block of its page raised, or its page
+# needs what the entry lacks.
+STATUS_WORDS = {
+    "passed": "pass",
+    "differs": "differ",
+    "failed": "fail",
+    "not-applicable": "not run",
+}
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _LABELS = {entry.id: entry.label for entry in ENTRIES}
 _ORDER = {entry.id: index for index, entry in enumerate(ENTRIES)}
@@ -485,10 +492,20 @@ def package_cell(entry: dict, page_link: Callable[[str], str | None]) -> str:
     tests = package["tests"]
     if tests["status"] == "not-run":
         return f"[not run]({target})"
+    failed, uncollected = failed_and_uncollected(tests)
     text = f"{tests['passed']} pass"
-    if tests["failed"]:
-        text += f" · *{tests['failed']} fail*"
+    if failed:
+        text += f" · *{failed} fail*"
+    if uncollected:
+        text += f" · *{len(uncollected)} module{'s' if len(uncollected) > 1 else ''} not imported*"
     return f"[{text}]({target})"
+
+
+def failed_and_uncollected(tests: dict) -> tuple[int, list[dict]]:
+    """The failed tests, and the test modules that could not even be imported (JUnit
+    records one error under the module's name, with no class: none of its tests ran)."""
+    uncollected = [f for f in tests["failures"] if f["test"].startswith("::")]
+    return tests["failed"] - len(uncollected), uncollected
 
 
 def entry_details(
@@ -560,7 +577,7 @@ def entry_details(
         if lacking:
             modules = ", ".join(code(module) for module in lacking)
             summary += f" (a block needs {modules}, which this entry does not install)"
-        stale = stale_note(page, fresh)
+        stale = "" if result.get("needs") else stale_note(page, fresh)  # no results to age
         if stale:
             summary += f"; these are the results of an earlier version of the page ({stale})"
         out.append(f"{name}: {summary}.")
@@ -625,10 +642,17 @@ def package_details(entry: dict) -> list[str]:
     else:
         commit = entry.get("provenance", {}).get("commit")
         which = f"Its tests, as they stood at commit {code(commit)}" if commit else "Its tests"
+        if commit and commit.endswith("+uncommitted-changes"):
+            which += " (with changes not committed then)"
+        failed, uncollected = failed_and_uncollected(tests)
         out.append(
-            f"{which}: {tests['passed']} passed, {tests['failed']} failed, "
-            f"{tests['skipped']} skipped."
+            f"{which}: {tests['passed']} passed, {failed} failed, {tests['skipped']} skipped."
         )
+        for module in uncollected:
+            out.append(
+                f" The module {code(module['test'].removeprefix('::'))} could not be imported"
+                f" ({plain(module['message'])}): none of its tests ran."
+            )
         if tests["failures"]:
             out.append("")
             shown = tests["failures"][:12]
@@ -683,8 +707,13 @@ def entry_page_markdown(
     return entry_details(entry, page_link, fresh)
 
 
-def entries_index(doc: dict, page_link: Callable[[str], str | None]) -> str:
-    """One line per entry, linking to its page of details."""
+def entries_index(
+    doc: dict,
+    page_link: Callable[[str], str | None],
+    fresh: Mapping[str, Sequence[bool]] | None = None,
+) -> str:
+    """One line per entry, linking to its page of details: what its blocks did, counting
+    only blocks that are still as the matrix ran them, and its package tests."""
     lines = []
     for entry in doc["entries"]:
         link = f"[{label(entry['id'])}]({page_link(entry_page(entry['id']))})"
@@ -692,18 +721,22 @@ def entries_index(doc: dict, page_link: Callable[[str], str | None]) -> str:
             lines.append(f"- {link}: no environment could be created.")
             continue
         v = entry["versions"]
-        totals = dict.fromkeys(STATUS_WORDS, 0)
-        for page in entry["pages"]:
-            for status, n in page_counts(entry, page).items():
-                totals[status] += n
+        totals, changed = _current_totals(entry, fresh)
         blocks = f"{totals['passed']} blocks printed what the guide shows"
         if totals["differs"]:
             blocks += f", {totals['differs']} something else"
         if totals["failed"]:
             blocks += f", {totals['failed']} raised"
+        if totals["not-applicable"]:
+            blocks += f", {totals['not-applicable']} did not run"
+        if changed:
+            blocks += f" ({changed} results of blocks changed since are left out)"
         tests = entry["package"]["tests"] if entry.get("package") else None
         if tests and tests["status"] != "not-run":
-            package = f"package tests {tests['passed']} passed, {tests['failed']} failed"
+            failed, uncollected = failed_and_uncollected(tests)
+            package = f"package tests {tests['passed']} passed, {failed} failed"
+            if uncollected:
+                package += f", {len(uncollected)} test module(s) not imported"
         else:
             package = "package tests not run"
         lines.append(
@@ -711,6 +744,21 @@ def entries_index(doc: dict, page_link: Callable[[str], str | None]) -> str:
             f"{blocks}; {package}."
         )
     return "\n".join(lines) + "\n"
+
+
+def _current_totals(entry: dict, fresh: Mapping[str, Sequence[bool]] | None):
+    """Per status, the entry's results of blocks still as the matrix ran them; and how
+    many results were left out because their block has changed since."""
+    totals = dict.fromkeys(STATUS_WORDS, 0)
+    changed = 0
+    for page, result in entry["pages"].items():
+        flags = (fresh or {}).get(page)
+        for index, block in enumerate(result["blocks"]):
+            if flags is not None and not (index < len(flags) and flags[index]):
+                changed += 1
+            else:
+                totals[block["status"]] += 1
+    return totals, changed
 
 
 def replace_markers(
@@ -744,7 +792,7 @@ def replace_markers(
         if name == "table":
             return matrix_table(doc, page_link, fresh)
         if name == "details":
-            return entries_index(doc, page_link)
+            return entries_index(doc, page_link, fresh)
         if name == "support":
             return support_sentence(doc, declared)
         if name == "provenance":
