@@ -126,7 +126,7 @@ def test_the_lint_page_shows_the_blind_score_beside_the_latest():
     assert page.count("line ") >= sum(len(f["missed"]) for f in data["files"])
 
 
-@pytest.mark.parametrize("corpus", [2, 3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("corpus", [2, 3, 4, 5, 6, 7, 8, 9])
 def test_the_split_corpora_are_split_in_two_halves_by_family(corpus):
     """Marked blind from the rules page; split before the linter first ran on it, so that
     one half can be tuned on and the other scored once (blind<N>_sealed_results.json keeps
@@ -173,6 +173,27 @@ def test_scoring_one_half_scores_only_its_files(tmp_path, monkeypatch):
     assert scored["provenance"]["half"] == "sealed" and scored["first_run"] is None
     again = blind.run(tmp_path, marks, out, "sealed")
     assert again["first_run"]["summary"] == scored["summary"]  # the first score is kept
+
+
+def test_a_snippet_from_an_issue_thread_is_scored_from_the_marks_file(tmp_path):
+    from verification.lint_corpus import blind
+
+    marks = tmp_path / "marks.json"
+    snippet = {
+        "source": "https://github.com/tensorflow/tensorflow/issues/1#issuecomment-2",
+        "code": SOURCE,
+        "path": "snippet.py",
+        "kind": "hazard",
+        "hazards": [{"line": 6, "rule": "TFL004"}],
+    }
+    marks.write_text(json.dumps({"files": [snippet]}), encoding="utf-8")
+    scored = blind.run(tmp_path / "no-mirror", marks, tmp_path / "results.json")
+    (only,) = scored["files"]
+    assert only["repository"] == "tensorflow/tensorflow" and only["source"] == snippet["source"]
+    assert only["missed"] == [] and scored["summary"]["found"] == 1
+    marks.write_text(json.dumps({"files": [{**snippet, "source": "issue 1"}]}), encoding="utf-8")
+    with pytest.raises(MarksError, match=r"files\[0\]: source: a snippet names the https"):
+        read_marks(marks)
 
 
 def test_the_split_corpora_show_each_halfs_first_score_beside_the_latest():

@@ -55,6 +55,10 @@ class MarkedFile:
     kind: str
     hazards: frozenset[tuple[int, str, int | None]]  # (line, rule, notebook cell or None)
     half: str | None = None  # "tune" or "sealed" in a corpus split in two, else None
+    # A snippet: code a user posted in a public issue thread, copied verbatim with its
+    # address (``source``), scored from the marks file itself instead of a mirror.
+    code: str | None = None
+    source: str | None = None
 
 
 def read_marks(path: Path = MARKS) -> tuple[dict, list[MarkedFile]]:
@@ -65,9 +69,15 @@ def read_marks(path: Path = MARKS) -> tuple[dict, list[MarkedFile]]:
     files = []
     for index, entry in enumerate(document.get("files", [])):
         where = f"{path}: files[{index}]"
-        for field in ("repository", "commit", "path", "kind", "hazards"):
+        snippet = "code" in entry
+        needed = ("source", "code") if snippet else ("repository", "commit")
+        for field in (*needed, "path", "kind", "hazards"):
             if field not in entry:
                 raise MarksError(f"{where}: {field}: missing")
+        if snippet and not str(entry["source"]).startswith("https://"):
+            raise MarksError(
+                f"{where}: source: a snippet names the https address it was copied from"
+            )
         if entry["kind"] not in ("hazard", "clean"):
             raise MarksError(f"{where}: kind: {entry['kind']!r} is not hazard or clean")
         if entry.get("half") not in (None, *HALVES):
@@ -80,12 +90,14 @@ def read_marks(path: Path = MARKS) -> tuple[dict, list[MarkedFile]]:
             hazards.add((hazard["line"], hazard["rule"], _cell(hazard, notebook, where, number)))
         files.append(
             MarkedFile(
-                entry["repository"],
-                entry["commit"],
+                entry.get("repository") or _thread_repository(entry["source"]),
+                entry.get("commit", ""),
                 entry["path"],
                 entry["kind"],
                 frozenset(hazards),
                 entry.get("half"),
+                entry.get("code"),
+                entry.get("source"),
             )
         )
     return document, files
@@ -102,7 +114,15 @@ def _cell(hazard: dict, notebook: bool, where: str, number: int) -> int | None:
     return cell
 
 
+def _thread_repository(address: str) -> str:
+    """owner/name of a GitHub thread's address (the address itself for another site)."""
+    parts = address.removeprefix("https://github.com/").split("/")
+    return "/".join(parts[:2]) if address.startswith("https://github.com/") else address
+
+
 def source_of(marked: MarkedFile, mirror: Path) -> str:
+    if marked.code is not None:
+        return marked.code
     git_dir = mirror / marked.repository.replace("/", "+") / "repo"
     shown = subprocess.run(
         ["git", "-C", str(git_dir), "show", f"{marked.commit}:{marked.path}"],
@@ -137,9 +157,10 @@ def score_file(marked: MarkedFile, source: str) -> dict:
         covered, uncovered = score_findings(in_cell, hazards)
         found |= {(line, rule, cell) for line, rule in covered}
         unmarked += [_with_cell(u, cell) for u in uncovered]
+    origin = {"source": marked.source} if marked.source else {"commit": marked.commit}
     return {
         "repository": marked.repository,
-        "commit": marked.commit,
+        **origin,
         "path": marked.path,
         "kind": marked.kind,
         "hazards": sorted(_listed(h) for h in marked.hazards),
@@ -286,4 +307,6 @@ def _place(hazard: list) -> str:
 
 
 def _github(entry: dict) -> str:
+    if "source" in entry:  # a snippet: the thread it was copied from
+        return entry["source"]
     return f"https://github.com/{entry['repository']}/blob/{entry['commit']}/{entry['path']}"
