@@ -605,7 +605,9 @@ def _folded_blocks(blocks: Sequence[dict]) -> list[str]:
         return []
     raised = any(block["status"] == "failed" for _, block in shown)
     numbers = ", ".join(str(index) for index, _ in shown)
-    what = "Block {}: what it printed" if len(shown) == 1 else "Blocks {}: what they printed"
+    kinds = {block["status"] for _, block in shown}  # "differs", "failed" or both
+    did = "printed or raised" if len(kinds) == 2 else "raised" if raised else "printed"
+    what = f"Block {{}}: what it {did}" if len(shown) == 1 else f"Blocks {{}}: what they {did}"
     out = [f'??? {"warning" if raised else "note"} "{what.format(numbers)}"', ""]
     for index, block in shown:
         verb = "printed something else" if block["status"] == "differs" else "raised"
