@@ -23,7 +23,8 @@
 //     are still dropped, TensorFlow's ("InaccessibleTensorError:") are words;
 //   - QueryParser.parse also: the words Material's worker makes required (those in double
 //     quotes) are required only in a query shorter than a pasted message, and only when
-//     the index holds them;
+//     the index holds them; the last word of a query that ends in punctuation is whole,
+//     not a prefix being typed;
 //   - Index.query: an entry that holds one word of a query whose words the index holds three
 //     or more of weighs a fifth: a heading matching one generic word ("examples") no longer
 //     outranks the passage that holds them all; and a section that holds every word of a
@@ -211,7 +212,10 @@
     Lexer.call(this, readPiece(str))
   }
   function readPiece(piece) {
-    if (/\s/.test(piece)) return (unclosed = 0), piece // a whole query, after its pieces
+    if (/\s/.test(piece)) {
+      unclosed = 0 // a whole query, lexed after its pieces
+      return piece
+    }
     if (unclosed > 0 && ++pieces <= TENSOR_MAX_PIECES) {
       unclosed += balance(piece)
       return ""

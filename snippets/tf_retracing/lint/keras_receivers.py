@@ -393,8 +393,9 @@ def _names_a_model_class(facts: ModuleFacts, annotation: ast.AST | None) -> bool
             isinstance(annotation.value, ast.Name) and annotation.value.id == "Optional"
         )
         return optional and _names_a_model_class(facts, annotation.slice)
-    if isinstance(annotation, ast.Name) and facts.unique_class(annotation.id) is not None:
-        return facts.is_keras_model_class(facts.unique_class(annotation.id))
+    own = facts.unique_class(annotation.id) if isinstance(annotation, ast.Name) else None
+    if own is not None:  # a class of the file: a keras.Model subclass or not
+        return facts.is_keras_model_class(own)
     return annotation is not None and facts.is_model_factory(annotation)
 
 
