@@ -738,7 +738,8 @@ def entries_index(
             failed, uncollected = failed_and_uncollected(tests)
             package = f"package tests {tests['passed']} passed, {failed} failed"
             if uncollected:
-                package += f", {len(uncollected)} test module(s) not imported"
+                modules = "module" if len(uncollected) == 1 else "modules"
+                package += f", {len(uncollected)} test {modules} not imported"
         else:
             package = "package tests not run"
         lines.append(
