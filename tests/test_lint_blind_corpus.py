@@ -126,7 +126,12 @@ def test_the_lint_page_shows_the_blind_score_beside_the_latest():
     assert page.count("line ") >= sum(len(f["missed"]) for f in data["files"])
 
 
-@pytest.mark.parametrize("corpus", [2, 3, 4, 5, 6, 7, 8, 9, 10])
+# Corpus 11 was collected for the rule families the others lack (TFL001, TFL007-TFL010),
+# which real code holds few of: 32 files.
+AT_LEAST = {11: 30}
+
+
+@pytest.mark.parametrize("corpus", [2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
 def test_the_split_corpora_are_split_in_two_halves_by_family(corpus):
     """Marked blind from the rules page; split before the linter first ran on it, so that
     one half can be tuned on and the other scored once (blind<N>_sealed_results.json keeps
@@ -134,7 +139,8 @@ def test_the_split_corpora_are_split_in_two_halves_by_family(corpus):
     from verification.lint_corpus.blind import split_marks_file
 
     document, files = read_marks(split_marks_file(corpus))
-    assert len(files) >= 45 and "tune" in document["split"] and "sealed" in document["split"]
+    assert len(files) >= AT_LEAST.get(corpus, 45)
+    assert "tune" in document["split"] and "sealed" in document["split"]
     halves = {half: [f for f in files if f.half == half] for half in ("tune", "sealed")}
     assert len(files) == len(halves["tune"]) + len(halves["sealed"])
     assert all(any(f.kind == "clean" for f in half) for half in halves.values())
