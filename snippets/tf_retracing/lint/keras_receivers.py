@@ -388,15 +388,24 @@ def _names_a_model_class(facts: ModuleFacts, annotation: ast.AST | None) -> bool
         sides = [annotation.left, annotation.right]  # tf.keras.Model | None
         named = [side for side in sides if not _is_none(side)]
         return len(named) == 1 and _names_a_model_class(facts, named[0])
-    if isinstance(annotation, ast.Subscript):
-        optional = facts.qualified_name(annotation.value) == "typing.Optional" or (
-            isinstance(annotation.value, ast.Name) and annotation.value.id == "Optional"
-        )
-        return optional and _names_a_model_class(facts, annotation.slice)
+    if isinstance(annotation, ast.Subscript):  # Optional[Model], Union[Model, None]
+        kind = _typing_name(facts, annotation.value)
+        parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
+        named = [part for part in parts if not _is_none(part)]
+        if kind == "Union" and len(named) == 1:
+            return _names_a_model_class(facts, named[0])
+        return kind == "Optional" and _names_a_model_class(facts, annotation.slice)
     own = facts.unique_class(annotation.id) if isinstance(annotation, ast.Name) else None
     if own is not None:  # a class of the file: a keras.Model subclass or not
         return facts.is_keras_model_class(own)
     return annotation is not None and facts.is_model_factory(annotation)
+
+
+def _typing_name(facts: ModuleFacts, node: ast.AST) -> str | None:
+    """``Optional`` or ``Union`` for typing's (``typing.Optional``, or the bare name)."""
+    name = facts.qualified_name(node) or (node.id if isinstance(node, ast.Name) else "")
+    short = name.removeprefix("typing.")
+    return short if short in ("Optional", "Union") else None
 
 
 def _is_none(node: ast.AST) -> bool:
