@@ -122,6 +122,9 @@
 
   const holdsWord = word => Object.prototype.hasOwnProperty.call(index.invertedIndex, word)
   const holdsPrefix = word => Object.keys(index.invertedIndex).some(term => term.startsWith(word))
+  // A clause's term as searched: "word*" (the word being typed) is held as a prefix.
+  const holdsTerm = term =>
+    Boolean(index) && (term.endsWith("*") ? holdsPrefix(term.slice(0, -1)) : holdsWord(term))
 
   // Chinese, Japanese and Korean script, and full-width punctuation: the site is written in
   // English, so its index holds none of it. Material's worker cuts a run of Han characters
@@ -149,7 +152,7 @@
     clause.usePipeline = false // stemmed here, and only once
     clause.wildcard = lunr.Query.wildcard.NONE
     clause.term = typing ? word + "*" : word
-    if (!index || (typing ? holdsPrefix(word) : holdsWord(word))) return [clause]
+    if (!index || holdsTerm(clause.term)) return [clause]
     const parts = compound(typed)
     if (parts) return parts.map(part => ({ ...clause, term: part }))
     const shorter = fallback(word)
@@ -289,10 +292,8 @@
     const REQUIRED = lunr.Query.presence.REQUIRED
     const pasted = clauses.length >= PASTED_WORDS
     for (const clause of clauses) {
-      if (clause.presence !== REQUIRED) continue
-      const word = clause.term.replace(/\*/g, "")
-      const held = clause.term.endsWith("*") ? holdsPrefix(word) : holdsWord(word)
-      if (pasted || !index || !held) clause.presence = lunr.Query.presence.OPTIONAL
+      if (clause.presence === REQUIRED && (pasted || !holdsTerm(clause.term)))
+        clause.presence = lunr.Query.presence.OPTIONAL
     }
   }
 
@@ -319,8 +320,7 @@
       asked = built.clauses.filter(c => c.presence !== lunr.Query.presence.PROHIBITED)
     })
     if (this !== index) return results
-    const known = asked.filter(clause =>
-      clause.term.endsWith("*") ? holdsPrefix(clause.term.slice(0, -1)) : holdsWord(clause.term))
+    const known = asked.filter(clause => holdsTerm(clause.term))
     if (known.length < 3) return results
     const message = known.filter(clause => !clause.ownName) // the words a message holds
     for (const result of results) {

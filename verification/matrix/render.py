@@ -455,7 +455,7 @@ def cell(
             parts.append(f"*{counts[status]} {STATUS_WORDS[status]}*")
     blocked = counts["not-applicable"]
     if blocked:
-        parts.append(f"{blocked} not run")
+        parts.append(f"{blocked} {STATUS_WORDS['not-applicable']}")
     stale = stale_note(page, fresh)
     if stale:
         parts.append(stale)
@@ -497,8 +497,13 @@ def package_cell(entry: dict, page_link: Callable[[str], str | None]) -> str:
     if failed:
         text += f" · *{failed} fail*"
     if uncollected:
-        text += f" · *{len(uncollected)} module{'s' if len(uncollected) > 1 else ''} not imported*"
+        text += f" · *{_not_imported(uncollected)}*"
     return f"[{text}]({target})"
+
+
+def _not_imported(uncollected: list[dict], kind: str = "") -> str:
+    modules = "module" if len(uncollected) == 1 else "modules"
+    return f"{len(uncollected)} {kind}{modules} not imported"
 
 
 def failed_and_uncollected(tests: dict) -> tuple[int, list[dict]]:
@@ -738,8 +743,7 @@ def entries_index(
             failed, uncollected = failed_and_uncollected(tests)
             package = f"package tests {tests['passed']} passed, {failed} failed"
             if uncollected:
-                modules = "module" if len(uncollected) == 1 else "modules"
-                package += f", {len(uncollected)} test {modules} not imported"
+                package += f", {_not_imported(uncollected, 'test ')}"
         else:
             package = "package tests not run"
         lines.append(
