@@ -225,6 +225,32 @@ def test_quantities_in_words_and_every_kind_of_text_are_counted():
     ]
 
 
+def test_a_row_of_checked_statements_is_one_statement_with_its_verdict():
+    text = textwrap.dedent(
+        """\
+        | ID | Statement | Verdict |
+        |---|---|---|
+        | F8 | Three dtypes. Each traces | holds[[proof: "F8 traces: 3"]] |
+        | F9 | A timing, twice as fast | not measured here |
+        | Case 2 | twice | y |
+        """
+    )
+    found = [(s.kind, s.text, s.status) for s in sentences(text, "p.md")]
+    assert found[:5] == [
+        ("table", "ID", "free"),
+        ("table", "Statement", "free"),
+        ("table", "Verdict", "free"),
+        ("table", "F8 | Three dtypes. Each traces | holds", "proof"),
+        ("table", "F9 | A timing, twice as fast | not measured here", "missing"),
+    ]
+    # a first cell that is not an identifier leaves the row's cells counted one by one
+    assert found[5:] == [
+        ("table", "Case 2", "missing"),
+        ("table", "twice", "missing"),
+        ("table", "y", "free"),
+    ]
+
+
 def test_output_lines_get_ids_in_the_rendered_page(docs):
     html = (
         "<p>x</p><!--pytest-codeblocks:expected-output-->\n<div><pre><code>"

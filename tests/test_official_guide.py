@@ -69,3 +69,10 @@ def test_every_checked_statement_is_named_in_the_shown_output(name):
     assert sorted(checked - named) == []
     unchecked = {i for i, verdict in verdicts if verdict in UNCHECKED}
     assert sorted(unchecked & named) == []
+
+
+def test_a_verdict_is_read_without_the_marker_that_cites_its_lines():
+    row = '| F8 | Three dtypes trace | holds[[proof: "F8 traces: 3 | F9 then: 3"]] |\n'
+    assert statements(row) == {"F8": "holds"}
+    with pytest.raises(VerdictError, match="F9 has the verdict 'maybe'"):
+        statements("| F9 | x | maybe[[no-claim: site]] |\n")

@@ -25,6 +25,9 @@ VERDICTS = (
 UNCHECKED = ("not measured here", "cannot be checked")
 MARKER = "<!-- official-guide:verdict-counts -->"
 _ROW = re.compile(r"^\|\s*(?P<id>[A-Z]\d+)\s*\|.*\|\s*(?P<verdict>[^|]+?)\s*\|\s*$")
+# A verdict cell ends with the claim marker that cites the output lines of its id (its
+# quoted lines may hold a "|"); the verdict is read without it.
+_CLAIM_MARKER = re.compile(r"\[\[(?:proof|no-claim):.*?\]\]")
 
 
 class VerdictError(ValueError):
@@ -35,7 +38,7 @@ def statements(markdown: str, name: str = "page") -> dict[str, str]:
     """Each statement's id and verdict, in page order."""
     found: dict[str, str] = {}
     for line in markdown.splitlines():
-        match = _ROW.match(line)
+        match = _ROW.match(_CLAIM_MARKER.sub("", line))
         if not match:
             continue
         ident, verdict = match["id"], match["verdict"]

@@ -52,6 +52,11 @@
 // first (restored_function_body twice, _make_execution_function once) and none fewer; at
 // 3 it lost "main.<locals>.train" and put def_function's line out of the first 10; at 1.5
 // it gained 1.
+// Ranking a page by its sections together (its best entry plus 0.1, 0.25, 0.5 or 1 times
+// the scores of its other matching entries) was tried on 2026-11-29 on the tune halves of
+// sets 1-7 and queries.toml: 86 first at 0 against 85, 84, 80 and 73, and queries.toml
+// 73, 73, 68 and 67 of 84: a page with many passages on a word is not more often the
+// answer, so it was dropped.
 // tests/test_search_machinery.py runs it under Node against a small index.
 ;(function (lunr) {
   "use strict"

@@ -5,7 +5,10 @@ no), a quantity written in words (once, twice, each, all, whenever, none, one, t
 thousand...), a number or a version outside inline code: the kinds of statement most
 often found wrong. Every kind of text a reader reads as a statement is counted, each
 sentence with its kind (``KINDS``): paragraphs and admonition text ("prose"), list items,
-headings, table cells and admonition titles; HTML and code are not. A sentence carries
+headings, table cells and admonition titles; HTML and code are not. A row of a table of
+checked statements (its first cell an identifier, ``F8``: the pages that check another
+text statement by statement) is one statement, whole: the statement and its verdict, which
+the block below prints a line for under the same identifier. A sentence carries
 evidence when it ends with a ``[[proof: ...]]`` marker, and is set aside when it ends with
 ``[[no-claim: ...]]``.
 """
@@ -45,6 +48,9 @@ _CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 _ADMONITION = re.compile(r'^\s*(?:!!!|\?\?\?\+?)\s*[\w-]+(?:\s+[\w-]+)*\s+"(?P<title>.*)"\s*$')
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+# The first cell of a row of checked statements: F8, D23, G15, F8a.
+_STATEMENT_ID = re.compile(r"[A-Z]{1,3}\d{1,3}[a-z]?")
+_WHOLE = "table row"  # a kind _paragraphs gives a row counted as one statement
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,10 @@ def sentences(markdown: str, page: str) -> list[Sentence]:
     markers = find_markers(markdown, page)
     found = []
     for paragraph, owned, kind in _paragraphs(markdown, markers):
-        found.extend(_split(paragraph, owned, kind))
+        if kind == _WHOLE:
+            found.extend(_split(paragraph, owned, "table", whole=True))
+        else:
+            found.extend(_split(paragraph, owned, kind))
     return found
 
 
@@ -113,7 +122,11 @@ def _not_prose(line: str, markers: list[Marker]):
     if heading := _HEADING.match(line):
         yield heading["text"], markers, "heading"
     elif _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
-        for cell in _cells(line):
+        cells = _cells(line)
+        if cells and _STATEMENT_ID.fullmatch(cells[0]):
+            yield " | ".join(cells), markers, _WHOLE
+            return
+        for cell in cells:
             yield cell, markers, "table"
     elif title := _ADMONITION.match(line):
         yield title["title"], markers, "admonition title"
@@ -146,9 +159,14 @@ def _with_placeholders(markdown: str, markers: list[Marker]) -> str:
     return "".join(pieces)
 
 
-def _split(paragraph: str, markers: list[Marker], kind: str) -> list[Sentence]:
+def _split(paragraph: str, markers: list[Marker], kind: str, whole=False) -> list[Sentence]:
+    """The paragraph's sentences, or the paragraph as one when ``whole``."""
+    if whole:
+        pieces = [paragraph]
+    else:
+        pieces = _SENTENCE_END.sub(lambda m: m.group(1) + "\n", paragraph).split("\n")
     found = []
-    for piece in _SENTENCE_END.sub(lambda m: m.group(1) + "\n", paragraph).split("\n"):
+    for piece in pieces:
         owned = tuple(markers[int(n)] for n in _PLACEHOLDER.findall(piece))
         text = _readable(_PLACEHOLDER.sub("", piece))
         if text:
