@@ -481,3 +481,24 @@ def test_a_message_that_names_the_readers_function_is_still_held_whole(tmp_path,
         "be executed as-is."
     )
     assert pages(make_site(tmp_path, docs), query)[:1] == ["autograph/"]
+
+
+FLAGS = [
+    doc("xla/", "XLA", "Set TF_XLA_FLAGS to --tf_xla_auto_jit=2 and XLA clusters on a CPU."),
+    doc("keras/", "Keras and XLA", "A Keras model compiles with XLA when asked."),
+    doc("other/", "Other", "Clusters of machines."),
+]
+
+
+def test_a_flag_in_a_pasted_log_line_does_not_exclude_the_page_that_names_it(tmp_path, needs_node):
+    """lunr reads "-word" as a word that must not be there; a pasted line's flags are
+    words (the XLA warning as pasted found no page at all)."""
+    site = make_site(tmp_path, FLAGS)
+    pasted = (
+        "Not using XLA:CPU for cluster because envvar TF_XLA_FLAGS=--tf_xla_auto_jit was not set"
+    )
+    assert pages(site, pasted)[:1] == ["xla/"]
+    assert pages(site, "TF_XLA_FLAGS --tf_xla_auto_jit")[:1] == ["xla/"]
+    # a short query's single hyphen still excludes, as Material's search documents
+    assert "keras/" not in pages(site, "xla -keras")
+    assert "xla/" not in pages(make_site(tmp_path / "stock", FLAGS, ours=False), pasted)

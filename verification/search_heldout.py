@@ -80,6 +80,12 @@ SETS = {
         ROOT / "tests" / "fixtures" / "search" / "held_out_7.toml",
         Path(__file__).resolve().parent / "search_heldout_7_results.json",
     ),
+    # Written blind on 2026-11-29 from GitHub threads by a helper who never ran a ranking,
+    # after set 7's sealed half had been scored, against the pages of commit 7d9b3ee.
+    "8": (
+        ROOT / "tests" / "fixtures" / "search" / "held_out_8.toml",
+        Path(__file__).resolve().parent / "search_heldout_8_results.json",
+    ),
 }
 HALVES = ("tune", "sealed")
 MACHINERIES = ("material", "material-stock", "pagefind")

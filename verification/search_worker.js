@@ -234,8 +234,9 @@
     // the query as Material's worker rewrote it ("key*", a * after each word) says nothing
     if (!piece.endsWith("*")) ended = /[.!?;:,)\]'"]$/.test(piece)
     if (opened) return ""
-    return PATH.test(piece) ? "" : piece
+    return PATH.test(piece) ? "" : piece.replace(FLAG_DASHES, "")
   }
+  const FLAG_DASHES = /^-{2,}(?=\w)/ // a command-line flag ("--vmodule") is a word
   const balance = piece => (piece.match(/[([<]/g) || []).length - (piece.match(/[)\]>]/g) || []).length
   PathlessLexer.prototype = Lexer.prototype
   Object.assign(PathlessLexer, Lexer) // its lexing states and lexeme types
@@ -291,14 +292,20 @@
   // or a page holds by chance ("neg", the stem of "negative"), returned no page at all for
   // an InaccessibleTensorError as pasted. In a query of this many words or more, no word is
   // required; in a shorter one, a word is required only if the index holds it.
+  // lunr reads a word after a hyphen ("-word") as one that must not be there; in a pasted
+  // log line the hyphens are the message's own: a flag ("TF_XLA_FLAGS=--tf_xla_auto_jit=2")
+  // then removed the one page that names it, and XLA's pasted warning found no page at
+  // all. In a query of PASTED_WORDS words or more no word is excluded, and in any query a
+  // flag written with two hyphens is a word (readPiece).
   const PASTED_WORDS = 5
 
   function unrequire(clauses) {
-    const REQUIRED = lunr.Query.presence.REQUIRED
+    const { REQUIRED, PROHIBITED, OPTIONAL } = lunr.Query.presence
     const pasted = clauses.length >= PASTED_WORDS
     for (const clause of clauses) {
       if (clause.presence === REQUIRED && (pasted || !holdsTerm(clause.term)))
-        clause.presence = lunr.Query.presence.OPTIONAL
+        clause.presence = OPTIONAL
+      if (clause.presence === PROHIBITED && pasted) clause.presence = OPTIONAL
     }
   }
 
