@@ -177,17 +177,23 @@ def test_a_table_cell_carries_a_marker_and_a_title_can_only_be_set_aside(docs):
     assert '| Two dtypes give 3.<sup class="claim-ref" id="claim-2">' in out
     heading = PAGE + "\n## Each call traces[[no-claim: site]]\n"
     assert "\n## Each call traces\n" in render_markers(heading, "guide/page.md", docs, REPO, None)
-    with pytest.raises(ClaimError, match="line 19: a heading cannot carry"):
-        render_markers(
-            PAGE + '\n## Each call traces[[proof: "shapes: 2"]]\n',
-            "guide/page.md",
-            docs,
-            REPO,
-            None,
-        )
     box = PAGE + '\n!!! note "Traces twice[[proof: "shapes: 2"]]"\n\n    Text.\n'
     with pytest.raises(ClaimError, match="line 19: an admonition title cannot carry"):
         render_markers(box, "guide/page.md", docs, REPO, None)
+
+
+def test_a_headings_proof_is_listed_and_links_back_to_the_heading(docs):
+    """The heading shows no number (the table of contents would repeat it); the list
+    under the page gives its evidence and a link to the heading's id."""
+    page = PAGE + '\n## Each `call` traces[[proof: "shapes: 2"]]\n\n## Each `call` traces\n'
+    out = render_markers(page, "guide/page.md", docs, REPO, None)
+    assert "\n## Each `call` traces\n" in out
+    assert '2. Each `call` traces [↩](#each-call-traces "Back to the text")' in out
+    explicit = PAGE + '\n## Twice[[proof: "shapes: 2"]] {#twice-here}\n'
+    out = render_markers(explicit, "guide/page.md", docs, REPO, None)
+    assert '[↩](#twice-here "Back to the text")' in out
+    later = PAGE + '\n## Other\n\n## Other[[proof: "shapes: 2"]]\n'
+    assert "(#other_1 " in render_markers(later, "guide/page.md", docs, REPO, None)
 
 
 def test_quantities_in_words_and_every_kind_of_text_are_counted():

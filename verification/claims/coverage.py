@@ -15,9 +15,12 @@ evidence when it ends with a ``[[proof: ...]]`` marker, and is set aside when it
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from dataclasses import dataclass
+
+from markdown.extensions.toc import slugify, unique
 
 from verification.claims.markers import INLINE_CODE, Marker, find_markers, prose_ranges
 
@@ -49,6 +52,7 @@ _ADMONITION = re.compile(r'^\s*(?:!!!|\?\?\?\+?)\s*[\w-]+(?:\s+[\w-]+)*\s+"(?P<t
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 # The first cell of a row of checked statements: F8, D23, G15, F8a.
+_MARKER_TEXT = re.compile(r"\[\[(?:proof|no-claim):.*?\]\]")
 _STATEMENT_ID = re.compile(r"[A-Z]{1,3}\d{1,3}[a-z]?")
 _WHOLE = "table row"  # a kind _paragraphs gives a row counted as one statement
 
@@ -87,6 +91,30 @@ def sentences(markdown: str, page: str) -> list[Sentence]:
             found.extend(_split(paragraph, owned, "table", whole=True))
         else:
             found.extend(_split(paragraph, owned, kind))
+    return found
+
+
+def heading_ids(markdown: str) -> list[tuple[int, int, str]]:
+    """(start, end, id) of each heading line of the page: the id Python-Markdown's toc
+    extension gives it (the one written in ``{ #id }``, else the slug of the heading's
+    text, made unique with _1, _2 ...). The site's link check fails the build if one is
+    wrong."""
+    # blanked, not removed: the offsets are the markdown's own
+    text = _FRONT_MATTER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), markdown)
+    used: set[str] = set()
+    found = []
+    for start, end in prose_ranges(text):
+        offset = start
+        for line in text[start:end].splitlines(keepends=True):
+            heading = _HEADING.match(line)
+            if heading:
+                explicit = re.search(r"#([\w-]+)", heading.group(2) or "")
+                words = _readable(_MARKER_TEXT.sub("", heading["text"])).replace("`", "")
+                slug = slugify(html.unescape(words), "-")
+                ident = explicit[1] if explicit else unique(slug, used)
+                used.add(ident)
+                found.append((offset, offset + len(line), ident))
+            offset += len(line)
     return found
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from benchmarks.code_hash import NO_HASH
 from benchmarks.results_pages import figure_anchor, is_results_file, locate, page_of
 from verification.claims.conditions import FIGURE, full_key, reads_every
-from verification.claims.coverage import sentences
+from verification.claims.coverage import heading_ids, sentences
 from verification.claims.evidence import (
     Condition,
     Evidence,
@@ -40,6 +40,13 @@ class Claim:
     number: int
     sentence: str
     evidence: tuple[Evidence, ...]
+    # Where the list's back-link leads: the claim's superscript, or, for a heading (which
+    # shows no number: the table of contents would repeat it), the heading itself.
+    anchor: str = ""
+
+    @property
+    def back(self) -> str:
+        return self.anchor or f"claim-{self.number}"
 
 
 def page_claims(
@@ -47,13 +54,20 @@ def page_claims(
 ) -> list[tuple[Marker, Claim]]:
     """Each proof marker of the page with its claim, evidence resolved (or ClaimError)."""
     found = []
+    headings = heading_ids(markdown)
     for sentence in sentences(markdown, page):
         for marker in sentence.markers:
             if marker.kind != "proof":
                 continue
             where = f"{page}: claim {len(found) + 1} ({_excerpt(sentence.text)})"
             evidence = tuple(resolve(ref, page, docs_dir, where, matrix_doc) for ref in marker.refs)
-            found.append((marker, Claim(len(found) + 1, sentence.text, evidence)))
+            anchor = ""
+            if sentence.kind == "heading":
+                anchor = next(i for start, end, i in headings if start <= marker.start < end)
+                if any(cited_result_figures(e) for e in evidence):
+                    # the evidence page's list of stale figures links to a claim's number
+                    raise ClaimError(f"{where}: a heading cites output or a source, not a figure")
+            found.append((marker, Claim(len(found) + 1, sentence.text, evidence, anchor)))
     return found
 
 
@@ -66,7 +80,9 @@ def render_markers(
     _refuse_proof_in_titles(markdown, page, found)
     no_claims = [m for s in found for m in s.markers if m.kind == "no-claim"]
     _check_all_owned(markdown, page, {m.start for s in found for m in s.markers})
-    replacements = {m.start: (m.end, _superscript(c, page, repo_url)) for m, c in claims}
+    replacements = {
+        m.start: (m.end, "" if c.anchor else _superscript(c, page, repo_url)) for m, c in claims
+    }
     replacements.update({m.start: (m.end, "") for m in no_claims})
     text = _replace(markdown, replacements)
     if not claims:
@@ -76,11 +92,11 @@ def render_markers(
 
 
 def _refuse_proof_in_titles(markdown: str, page: str, found: list) -> None:
-    """A heading or a box's title cannot hold a claim's number (the table of contents
-    would show it; a quoted title would break): such a title is set aside with
-    ``[[no-claim: ...]]`` or reworded, and its claim made in the text under it."""
+    """A box's title cannot hold a claim's number (a quoted title would break): such a
+    title is set aside with ``[[no-claim: ...]]`` or reworded, and its claim made in the
+    text under it. (A heading's proof shows in the list only.)"""
     for sentence in found:
-        if sentence.kind not in ("heading", "admonition title"):
+        if sentence.kind != "admonition title":
             continue
         for marker in sentence.markers:
             if marker.kind == "proof":
@@ -227,9 +243,7 @@ def claims_list(
     for claim in claims:
         # The sentence as the page writes it (a link around it would break on its own
         # brackets), then a link back to it.
-        lines.append(
-            f'    {claim.number}. {claim.sentence} [↩](#claim-{claim.number} "Back to the text")'
-        )
+        lines.append(f'    {claim.number}. {claim.sentence} [↩](#{claim.back} "Back to the text")')
         for evidence in claim.evidence:
             lines.append(f"        - {_describe(evidence, page, repo_url, matrix_doc, docs_dir)}")
     return "\n".join(lines)

@@ -97,7 +97,10 @@ def heading_of(markdown: str, anchor: str) -> str | None:
     ``{ #id }`` or the toc extension's slug of its text), or None."""
     from markdown.extensions.toc import slugify
 
-    for line in markdown.splitlines():
+    from verification.claims.markers import strip_markers
+
+    # a heading may end with a claim marker, which the page as rendered does not show
+    for line in strip_markers(markdown, "page").splitlines():
         found = re.match(r"^#{1,6}\s+(.*?)\s*(?:\{\s*#([\w-]+)\s*\})?\s*$", line)
         if not found:
             continue
