@@ -370,7 +370,7 @@ def test_a_closure_over_a_changing_value_is_advised_an_argument_or_a_variable():
         reasons += acquisition.retrace_reasons
     assert len(reasons) == 2
     for reason in reasons:
-        assert "It closes over `eta`, whose value differs" in reason.message
+        assert "It reads `eta` from outside its body, whose value differs" in reason.message
         assert "pass `eta` as an argument (a tensor, e.g. tf.constant(eta)" in reason.message
         assert "hold it in a tf.Variable made once (eta_var = tf.Variable(eta))" in (reason.message)
 
@@ -464,3 +464,84 @@ def test_a_gradient_operation_is_named_by_the_operation_it_differentiates():
     assert where.startswith("the gradient of Mul, line ")
     assert "(`loss = tf.reduce_sum(x * k)`)" in where
     assert "tape.gradient" not in where
+
+
+# --- A keyword-only parameter and a tf.Variable argument of a new shape (audit s15) ----
+
+
+def doubled(*, x):
+    return x * 2
+
+
+def test_a_keyword_only_parameter_is_advised_positional_before_a_signature():
+    watched = explain_retracing(tf.function(doubled))
+    for size in (2, 3):
+        watched(x=tf.ones([size]))
+    (advice,) = messages(watched)
+    spec = "tf.TensorSpec(shape=[None], dtype=tf.float32)"
+    assert f"make `x` a positional parameter and give `x` the spec {spec}" in advice
+    with pytest.raises(TypeError, match="keyword-only parameter `x` must have a default"):
+        tf.function(doubled, input_signature=[tf.TensorSpec([None])])(x=tf.ones([2]))
+
+    def positional(x):  # the advice, applied: positional, then the spec
+        return x * 2
+
+    signed = tf.function(positional, input_signature=[tf.TensorSpec([None], tf.float32)])
+    reduced = tf.function(doubled, reduce_retracing=True)  # its other option
+    for size in (2, 3, 4, 5):
+        assert signed(x=tf.ones([size])).numpy().tolist() == [2.0] * size
+        assert reduced(x=tf.ones([size])).numpy().tolist() == [2.0] * size
+    assert signed.experimental_get_tracing_count() == 1
+    assert reduced.experimental_get_tracing_count() == 2
+
+
+def mean_of(v):
+    return tf.reduce_sum(v) / tf.cast(tf.shape(v)[0], tf.float32)
+
+
+def test_a_variable_of_a_new_shape_is_advised_a_tensor_spec_not_reduce_retracing():
+    watched = explain_retracing(tf.function(mean_of))
+    for size in (2, 3):
+        watched(tf.Variable(tf.ones([size])))
+    (advice,) = messages(watched)
+    spec = "tf.TensorSpec(shape=[None], dtype=tf.float32)"
+    assert f"give `v` the spec {spec} in input_signature if the function only reads it" in advice
+    assert "not reduce_retracing=True" in advice
+    signed = tf.function(mean_of, input_signature=[tf.TensorSpec([None], tf.float32)])
+    reduced = tf.function(mean_of, reduce_retracing=True)
+    sizes = (1, 2, 3, 4)
+    assert [float(signed(tf.Variable(tf.ones([n])))) for n in sizes] == [1.0] * 4
+    assert signed.experimental_get_tracing_count() == 1
+    # why not reduce_retracing: tf.shape(v) is the size of the variable that traced it
+    assert [float(reduced(tf.Variable(tf.ones([n])))) for n in sizes] == [1.0, 1.0, 1.5, 2.0]
+
+
+GLOBAL_LOOP = """\
+import tensorflow as tf
+
+results = []
+for rate in (1.0, 0.5, 0.25):
+    step = tf.function(lambda x: x * rate)
+    results.append(float(step(tf.constant(1.0))))
+print(results)
+"""
+
+
+def test_a_function_made_per_step_reading_a_global_is_advised_an_argument(
+    tmp_path, preloaded_python
+):
+    """A lambda made in a script's loop reads the loop's variable as a module global: made
+    once as the plain advice says, it returns the first value every time (audit s15)."""
+    script = tmp_path / "rates.py"
+    script.write_text(GLOBAL_LOOP, encoding="utf-8")
+    done = preloaded_python.run(["-m", "tf_retracing.explain", str(script)], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "[1.0, 0.5, 0.25]" in done.stdout
+    assert "It reads `rate` from outside its body" in done.stderr
+    once = GLOBAL_LOOP.replace(
+        "for rate in (1.0, 0.5, 0.25):\n    step = tf.function(lambda x: x * rate)\n",
+        "step = tf.function(lambda x, rate: x * rate)\nfor rate in (1.0, 0.5, 0.25):\n",
+    ).replace("step(tf.constant(1.0))", "step(tf.constant(1.0), tf.constant(rate))")
+    script.write_text(once, encoding="utf-8")  # the advice, applied: one function, an argument
+    done = preloaded_python.run([str(script)], tmp_path)
+    assert "[1.0, 0.5, 0.25]" in done.stdout

@@ -164,3 +164,18 @@ def test_a_mapping_of_another_class_with_the_same_keys_is_no_new_trace():
         reason.message
     )
     assert "OrderedDict with the same keys count as one)" in reason.message
+
+
+def test_an_unwatched_functions_trace_count_is_the_one_at_the_report():
+    """It said "(5 traces)", the count at TensorFlow's first warning, for a function that
+    had traced 8 times by the report (audit s15)."""
+    from tf_retracing.explainer.summary import report
+    from tf_retracing.explainer.watching import watch_every_tf_function
+
+    made_before = tf.function(lambda x: x + 1)
+    with watch_every_tf_function() as watches:
+        for size in range(1, 9):
+            made_before(tf.zeros([size]))
+    assert made_before.experimental_get_tracing_count() == 8
+    text = report(watches)
+    assert "it is one tf.function (8 traces) made before" in text

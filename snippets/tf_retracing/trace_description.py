@@ -123,6 +123,8 @@ class TraceDescription:
     # in TensorFlow, and an input_signature refuses them (so the advice differs).
     variadic: tuple[str, ...] = dataclasses.field(default=(), compare=False)
     through_variadic: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+    # Its keyword-only parameters, to which an input_signature gives no spec.
+    keyword_only: tuple[str, ...] = dataclasses.field(default=(), compare=False)
 
 
 def description_key(description: TraceDescription) -> tuple | None:

@@ -12,6 +12,7 @@ from ..trace_description import (
     DENSE,
     RAGGED,
     SPARSE,
+    VARIABLE,
     Node,
     PythonValue,
     TensorLeaf,
@@ -41,30 +42,51 @@ class Fixes:
     (``variadic``, as written) reduce_retracing=True makes TensorFlow raise IndexError when
     a call passes more arguments through them than an earlier trace had, and an
     input_signature takes only the positional arguments it lists: none through ``**kwargs``
-    (``passes``: the arguments some call passed through them)."""
+    (``passes``: the arguments some call passed through them), and no keyword-only
+    parameter (``keyword_only``: TensorFlow refuses a signature for one without a default,
+    and gives none to one with a default)."""
 
     variadic: tuple[str, ...] = ()
     passes: tuple[str, ...] = ()
+    keyword_only: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, *descriptions) -> Fixes:
         variadic = next((d.variadic for d in descriptions if d.variadic), ())
         passes = tuple(dict.fromkeys(n for d in descriptions for n in d.through_variadic))
-        return cls(variadic, passes)
+        keyword_only = next((d.keyword_only for d in descriptions if d.keyword_only), ())
+        return cls(variadic, passes, keyword_only)
 
-    def declare_none(self, path: str, spec_text: str, any_rank: bool = False) -> str:
-        """How to accept the varying sizes in one trace: the spec in input_signature, or
-        reduce_retracing=True, where each works; '' where neither does."""
+    def declare_none(self, path: str, node: TensorLeaf, shape, any_rank: bool = False) -> str:
+        """How to accept the varying sizes (``shape``, None where they vary) in one trace:
+        the spec in input_signature, or reduce_retracing=True, where each works; '' where
+        neither does."""
+        if node.kind == VARIABLE:
+            return self._variable_sizes(path, node, shape)
         note = " (any rank, one trace)" if any_rank else ""
+        signature = f"give `{path}` the spec {spec(node, shape)} in input_signature{note}"
+        parameter = re.match(r"\w*", path).group()
+        if parameter in self.keyword_only:
+            signature = f"make `{parameter}` a positional parameter and {signature}"
         if not self.variadic:
             joiner = " or" if any_rank else ", or"
-            return (
-                f"give `{path}` the spec {spec_text} in input_signature{note}{joiner} use "
-                "reduce_retracing=True"
-            )
-        if self.passes:
+            return f"{signature}{joiner} use reduce_retracing=True"
+        return "" if self.passes else signature
+
+    def _variable_sizes(self, path: str, node: TensorLeaf, shape) -> str:
+        """For a tf.Variable argument: an input_signature cannot hold a variable's spec,
+        and in the general trace reduce_retracing=True makes, v.shape and tf.shape(v) are
+        the shape of the variable that traced it (wrong sizes, no error); a TensorSpec
+        reads the variable as a tensor, which works where it is only read."""
+        if self.passes or re.match(r"\w*", path).group() in self.keyword_only:
             return ""
-        return f"give `{path}` the spec {spec_text} in input_signature{note}"
+        tensor = f"tf.TensorSpec(shape={shape}, dtype=tf.{node.dtype})"
+        return (
+            f"give `{path}` the spec {tensor} in input_signature if the function only reads "
+            "it (the variable is then read as a tensor, which cannot be assigned to); not "
+            f"reduce_retracing=True, whose general trace gives {path}.shape and "
+            f"tf.shape({path}) the shape of the variable that traced it"
+        )
 
     def variadic_note(self) -> str:
         """Why reduce_retracing (and, once a call passed keyword arguments through
@@ -110,7 +132,7 @@ def _shape_change(
     if old.shape is None or new.shape is None or len(old.shape) != len(new.shape):
         subkind = "rank"
         what = f"rank changed from {_rank(old.shape)} to {_rank(new.shape)}"
-        declare = fixes.declare_none(path, spec(new, None), any_rank=True)
+        declare = fixes.declare_none(path, new, None, any_rank=True)
         keep = "keep the rank fixed (reshape or add the missing axis before the call)."
         fix = f"If the rank varies by design, {declare}; otherwise {keep}" if declare else keep
         fix = fix[:1].upper() + fix[1:]
@@ -120,7 +142,7 @@ def _shape_change(
         changed = [i for i, (a, b) in enumerate(pairs) if a != b]
         what = ", ".join(f"dimension {i}: {pairs[i][0]} -> {pairs[i][1]}" for i in changed)
         relaxed = [None if i in changed else size for i, size in enumerate(new.shape)]
-        declare = fixes.declare_none(path, spec(new, relaxed))
+        declare = fixes.declare_none(path, new, relaxed)
         fix = (
             f"If that size varies by design, declare it None: {declare}; otherwise pad or "
             "bucket inputs to a few sizes."
@@ -228,8 +250,8 @@ def _value_fix(path: str, new: PythonValue) -> str:
         return (
             "The function uses it only to decide an `if` (or `while`): a few fixed values "
             "cost one trace each, which is expected. Pass it as a tensor "
-            f"({_as_tensor(new)}) only if both branches are tensor operations, which "
-            "AutoGraph then turns into one tf.cond."
+            f"({_as_tensor(new)}) only if the branches (or the loop's body) are tensor "
+            "operations, which AutoGraph then turns into one tf.cond (or tf.while_loop)."
         ) + _dtype_note(path, new)
     if STEP in used_for and isinstance(new.value, int) and len(used_for - {STEP}) == 0:
         return (

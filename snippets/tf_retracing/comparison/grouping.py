@@ -14,7 +14,7 @@ from ..trace_description import (
     TensorLeaf,
     TraceDescription,
 )
-from .advice import PLAIN, Fixes, spec
+from .advice import PLAIN, Fixes
 from .describing import MAX_VALUES_SEEN, describe, shape_text
 
 
@@ -94,7 +94,7 @@ def _covering_shape_advice(
         return None  # one change: the latest message says it all
     relaxed = [None if i in varying else sizes[0] for i, sizes in enumerate(columns)]
     dimensions = "dimension" + ("s " if len(varying) > 1 else " ")
-    declare = fixes.declare_none(path, spec(latest[0], relaxed))
+    declare = fixes.declare_none(path, latest[0], relaxed)
     fix = (
         f"If those sizes vary by design, declare them None: {declare}; otherwise pad or "
         "bucket inputs to a few sizes."

@@ -4,6 +4,7 @@ watched, each Python function's traces summed up, and the report, as text and as
 from __future__ import annotations
 
 import dataclasses
+import weakref
 
 from tf_retracing import comparison
 from tf_retracing.explainer_types import (
@@ -32,7 +33,10 @@ class UnwatchedRetracing:
     # traced several times, not watched from its creation), "earlier" (watched by an
     # earlier watch, which has ended), or "unknown" (TensorFlow's frame could not be read).
     origin: str = "made-anew"
-    traces: int | None = None  # that tf.function's traces, where it is known
+    traces: int | None = None  # that tf.function's traces when TensorFlow first warned
+    # A weak reference to that tf.function, which later traces add to: the report says
+    # its count then, where it is still alive.
+    counted: object = dataclasses.field(default=None, repr=False, compare=False)
     started: str = _STARTED  # SessionWatches.started
     watch_again: str = _WATCH_AGAIN
 
@@ -53,7 +57,7 @@ class UnwatchedRetracing:
             )
         if self.origin == "before":
             made = (
-                f"it is one tf.function ({self.traces} traces) made before {self.started}, "
+                f"it is one tf.function ({self._traces_text()}) made before {self.started}, "
                 "through a name bound to tf.function before then, or by TensorFlow's own code"
             )
         elif self.origin == "earlier":
@@ -65,6 +69,12 @@ class UnwatchedRetracing:
             f"seen, so the cause cannot be said{reached}. To see why it traces, "
             f"{self.watch_again}." + said
         )
+
+    def _traces_text(self) -> str:
+        function = self.counted() if self.counted is not None else None
+        if function is None:  # gone: the count TensorFlow's first warning saw
+            return f"{self.traces} traces when TensorFlow first warned"
+        return f"{function.experimental_get_tracing_count()} traces"
 
 
 def _hear_unwatched(key, message: str, function=None) -> None:
@@ -85,9 +95,17 @@ def _hear_unwatched(key, message: str, function=None) -> None:
         message=message.split(". ", 1)[0] + ".",  # the count, not TensorFlow's advice
         origin=origin,
         traces=traces,
+        counted=_weak(function),
         started=_SESSION_WATCHES.started,
         watch_again=_SESSION_WATCHES.watch_again,
     )
+
+
+def _weak(function):
+    try:
+        return weakref.ref(function) if function is not None else None
+    except TypeError:  # cannot be weakly referenced: the first count stands
+        return None
 
 
 def _origin(function) -> tuple[str, int | None]:

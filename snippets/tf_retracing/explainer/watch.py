@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import logging
 import os
 import sys
@@ -369,9 +370,10 @@ def _changing_closure_message(name: str, where: str, created: int, names: tuple)
     return (
         f"`{name}` traced again because a new tf.function object was made for the same "
         f"Python code ({where}): {created} tf.function objects so far, each starting with "
-        f"an empty trace cache. It closes over {listed}, whose value differs from the one "
-        "the previous tf.function closed over, and a trace keeps the value it read when it "
-        "traced: made once as it is, the function would go on using the first value. Make "
+        f"an empty trace cache. It reads {listed} from outside its body, whose value "
+        "differs from the one the previous tf.function read, and a trace keeps the value it "
+        "read when it traced: made once as it is, the function would go on using the first "
+        "value. Make "
         f"the tf.function once, outside the loop, and pass {listed} as an argument (a "
         f"tensor, e.g. tf.constant({first}), so that a new value does not trace again), or "
         f"hold it in a tf.Variable made once ({first}_var = tf.Variable({first})) that the "
@@ -379,15 +381,22 @@ def _changing_closure_message(name: str, where: str, created: int, names: tuple)
     )
 
 
-# Values a tf.function made anew per step may close over and that an argument or a
-# tf.Variable can carry instead: numbers, NumPy values and eager tensors.
+# Values a tf.function made anew per step may read from outside its body (a closure or a
+# module's global, as a lambda made in a script's loop reads the loop's variable) and that
+# an argument or a tf.Variable can carry instead: numbers, NumPy values and eager tensors.
 def _closure_values(function) -> dict:
-    """The closed-over values of ``function`` that a tensor could stand for."""
+    """The values ``function`` reads from its closure or its module's globals that a
+    tensor could stand for."""
     code = getattr(function, "__code__", None)
     cells = getattr(function, "__closure__", None) or ()
     if code is None:
         return {}
-    found = {}
+    module = getattr(function, "__globals__", {})
+    found = {
+        name: module[name]
+        for name in code.co_names
+        if name in module and _carried_by_a_tensor(module[name])
+    }
     for name, cell in zip(code.co_freevars, cells, strict=False):
         try:
             value = cell.cell_contents
@@ -510,6 +519,7 @@ def _with_uses(description: TraceDescription, source_function) -> TraceDescripti
     source uses it, which the advice for a changed value depends on."""
     if source_function is None:
         return description
+    description.keyword_only = _keyword_only(source_function)
     tensors = frozenset(
         name for name, node in description.call.items() if not isinstance(node, PythonValue)
     )
@@ -518,6 +528,16 @@ def _with_uses(description: TraceDescription, source_function) -> TraceDescripti
             found = argument_use.uses(source_function, name, tensors)
             description.call[name] = dataclasses.replace(node, used_for=tuple(sorted(found)))
     return description
+
+
+def _keyword_only(source_function) -> tuple[str, ...]:
+    """The function's keyword-only parameters, to which an input_signature gives no spec
+    (the advice for a shape says to make one positional first)."""
+    try:
+        parameters = inspect.signature(source_function).parameters.values()
+    except (TypeError, ValueError):  # a callable whose signature Python cannot read
+        return ()
+    return tuple(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
 def _traced_arguments_text(concrete_function) -> str:

@@ -27,6 +27,7 @@ _OTHER_PREDICTORS = (
     "statsmodels",
     "torch",
     "object_detection",
+    "tensorflow_federated",  # its models' predict_on_batch runs inside a tf.function
 )
 _NOT_KERAS = frozenset({*_OTHER_PREDICTORS, "joblib", "pickle", "onnxruntime", "tflite_runtime"})
 # A call whose name says it makes or loads a model (``build_transformer_model``,
@@ -40,10 +41,16 @@ _CALLBACK_BASES = frozenset(
 def model_construction(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> ast.AST | None:
     """The call that built the model ``receiver`` names, when it is built where ``ctx``
     runs: in the same loop, or in the same function when that function runs repeatedly."""
+    return next(iter(model_constructions(facts, receiver, ctx)), None)
+
+
+def model_constructions(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> list[ast.AST]:
+    """Every call that builds the model ``receiver`` names where ``ctx`` runs (one per
+    branch: ``load_model`` if a file exists, else a new ``Sequential``)."""
     if facts.builds_model(receiver, ctx):
-        return receiver
+        return [receiver]
     if not isinstance(receiver, ast.Name):
-        return None
+        return []
     if ctx.loops:
         candidates = facts.bound_in_the_same_loop(receiver.id, ctx)
     else:  # a function that runs repeatedly: built in its body, outside loops
@@ -52,18 +59,24 @@ def model_construction(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> a
             for value in ctx.scope.bindings.get(receiver.id, [])
             if id(value) in facts.contexts and not facts.contexts[id(value)].loops
         ]
-    for value in candidates:
-        value_ctx = facts.contexts.get(id(value))
-        if value_ctx is not None and facts.builds_model(value, value_ctx):
-            return value
-    return None
+    return [
+        value
+        for value in candidates
+        if (value_ctx := facts.contexts.get(id(value))) is not None
+        and facts.builds_model(value, value_ctx)
+    ]
 
 
 def trained_in_scope(
-    facts: ModuleFacts, receiver: ast.AST, ctx: Context, methods=TRAINING_METHODS
+    facts: ModuleFacts,
+    receiver: ast.AST,
+    ctx: Context,
+    methods=TRAINING_METHODS,
+    built: ast.AST | None = None,
 ) -> bool:
     """``receiver.fit(...)`` (or another of ``methods``) where ``ctx`` runs: in the loop
-    around it (compiling once before the loop does not count), else in its function."""
+    around it (compiling once before the loop does not count), else in its function; with
+    ``built``, not in the other branch of an ``if`` that builds the model there."""
     # ``m = model`` in the loop: fitting ``model`` trains what ``m`` predicts with
     texts = {ast.unparse(r) for r in [receiver, *(alias_sources(facts, receiver, ctx) or [])]}
     outer = ctx.loops[0] if ctx.loops else None
@@ -72,8 +85,26 @@ def trained_in_scope(
         and call.func.attr in methods
         and ast.unparse(call.func.value) in texts
         and (outer is None or outer in facts.context(call).loops)
+        and not (built is not None and _exclusive(facts, built, call))
         for call in ctx.scope.calls
     )
+
+
+def _exclusive(facts: ModuleFacts, first: ast.AST, second: ast.AST) -> bool:
+    """``first`` and ``second`` lie in the two branches of one ``if``: never both run."""
+    node = first
+    while (parent := facts.parent(node)) is not None:
+        if isinstance(parent, ast.If):
+            if _holds(parent.body, first) and _holds(parent.orelse, second):
+                return True
+            if _holds(parent.orelse, first) and _holds(parent.body, second):
+                return True
+        node = parent
+    return False
+
+
+def _holds(statements: list[ast.stmt], node: ast.AST) -> bool:
+    return any(inner is node for statement in statements for inner in ast.walk(statement))
 
 
 def is_keras_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:

@@ -111,13 +111,17 @@ def _keeps(call: ast.AST) -> bool:
 
 def _configuration_reads(facts: ModuleFacts, node: ast.AST, closure: ast.AST | None) -> set[str]:
     """What the new function depends on from outside: the names its Python function reads
-    (when the file defines it), and those in the options and arguments of the call that
-    makes it (``tf.function(f, jit_compile=use_xla)``, ``make_step(dtype)``), the function
-    that ``tf.function`` wraps aside (what it reads is its closure's)."""
+    (when the file defines it), those in the options and arguments of the call that makes
+    it (``tf.function(f, jit_compile=use_xla)``, ``make_step(dtype)``) and in what it wraps
+    (``tf.function(qnn.expectation)``, a method of the loop's item; a lambda's body aside,
+    which is its closure), and, for one called at once, what that call gives it
+    (``tf.function(hmc)(100, jd)``)."""
     read = _read_from_outside(closure) if closure is not None else set()
     if isinstance(node, ast.Call):
-        wrapped = facts.wrapper_call(node) is not None
-        parts = [*node.args[1 if wrapped else 0 :], *(k.value for k in node.keywords)]
+        parts = [*node.args, *(k.value for k in node.keywords)]
+        runner = facts.parent(node)
+        if isinstance(runner, ast.Call) and runner.func is node:
+            parts += [*runner.args, *(k.value for k in runner.keywords)]
         read |= {
             n.id
             for part in parts
@@ -136,9 +140,8 @@ def _closes_over_a_configuration(facts: ModuleFacts, read: set[str], ctx: Contex
     for loop in ctx.loops:
         if not isinstance(loop, ast.For | ast.AsyncFor):
             continue
-        if isinstance(loop.iter, ast.List | ast.Tuple | ast.Set) or facts.is_sweep(
-            loop, configurations=True
-        ):
+        # a literal list of data (``[tf.ones([4]), tf.zeros([4])]``) is not one of them
+        if facts.is_sweep(loop, configurations=True):
             targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
             if (targets | facts.loop_stores.get(id(loop), set())) & read:
                 return True

@@ -9,7 +9,7 @@ from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.keras_receivers import (
     FITTING_METHODS,
     INFERENCE_METHODS,
-    model_construction,
+    model_constructions,
     models_built_by_init,
     trained_in_scope,
 )
@@ -36,15 +36,15 @@ def check(facts: ModuleFacts) -> Iterator[tuple[ast.AST, str]]:
 
 
 def _model_built_here(facts: ModuleFacts, call: ast.Call, ctx) -> ast.AST | None:
+    """The construction of the model ``call`` predicts with, in the loop or repeated
+    function, that is not trained there too (built and trained each time: a search, where
+    the trace is not the cost); a model loaded in one branch is not trained by a fit in the
+    other (``load_model`` if the file exists, else build and fit)."""
     receiver = call.func.value
-    built = model_construction(facts, receiver, ctx)
-    if (
-        built is not None
-        and built is not receiver
-        and trained_in_scope(facts, receiver, ctx, FITTING_METHODS)
-    ):
-        return None  # built and trained each time: a search, where the trace is not the cost
-    return built
+    for built in model_constructions(facts, receiver, ctx):
+        if built is receiver or not trained_in_scope(facts, receiver, ctx, FITTING_METHODS, built):
+            return built
+    return None
 
 
 def _object_with_new_models(facts: ModuleFacts, call: ast.Call, ctx) -> ast.AST | None:
