@@ -131,11 +131,11 @@ def _row(name: str, before: object, c: dict) -> str:
     return f"| {name} | " + " | ".join(str(x) for x in cells) + " |"
 
 
-def _link(page: str) -> str:
-    """A link from the evidence page (guide/evidence.md) to ``page``."""
+def _link(page: str, here: str = f"{GUIDE}/evidence.md") -> str:
+    """A link from the page ``here`` (the evidence page, or its reviews page) to ``page``."""
     if page == README:
         return "README.md (the repository's)"
-    return f"[{page.removeprefix(GUIDE + '/')}]({posixpath.relpath(page, GUIDE)})"
+    return f"[{page.removeprefix(GUIDE + '/')}]({posixpath.relpath(page, posixpath.dirname(here))})"
 
 
 def set_aside_list(docs_dir: Path) -> str:
@@ -168,7 +168,8 @@ def replace_index_marker(markdown: str, docs_dir: Path, page: str = "guide/evide
         listing = out_of_search(set_aside_list(docs_dir))
         markdown = markdown.replace(NO_CLAIMS_MARKER, listing)
     if reviews.MARKER in markdown:
-        listing = out_of_search(reviews.render(reviews.read_reviews(docs_dir), _link))
+        records = reviews.read_reviews(docs_dir)
+        listing = out_of_search(reviews.render(records, lambda target: _link(target, page)))
         markdown = markdown.replace(reviews.MARKER, listing)
     return markdown
 
