@@ -239,6 +239,7 @@ def test_a_row_of_checked_statements_is_one_statement_with_its_verdict():
         | F8 | Three dtypes. Each traces | holds[[proof: "F8 traces: 3"]] |
         | F9 | A timing, twice as fast | not measured here |
         | Case 2 | twice | y |
+        | 32 | Swapping reuses one graph | holds |
         """
     )
     found = [(s.kind, s.text, s.status) for s in sentences(text, "p.md")]
@@ -254,6 +255,7 @@ def test_a_row_of_checked_statements_is_one_statement_with_its_verdict():
         ("table", "Case 2", "missing"),
         ("table", "twice", "missing"),
         ("table", "y", "free"),
+        ("table", "32 | Swapping reuses one graph | holds", "missing"),
     ]
 
 

@@ -6,9 +6,9 @@ thousand...), a number or a version outside inline code: the kinds of statement 
 often found wrong. Every kind of text a reader reads as a statement is counted, each
 sentence with its kind (``KINDS``): paragraphs and admonition text ("prose"), list items,
 headings, table cells and admonition titles; HTML and code are not. A row of a table of
-checked statements (its first cell an identifier, ``F8``: the pages that check another
-text statement by statement) is one statement, whole: the statement and its verdict, which
-the block below prints a line for under the same identifier. A sentence carries
+checked statements (its first cell an identifier or a number, ``F8`` or ``32``: the pages
+that check another text statement by statement) is one statement, whole: the statement
+and its verdict, which the page's blocks print a line for. A sentence carries
 evidence when it ends with a ``[[proof: ...]]`` marker, and is set aside when it ends with
 ``[[no-claim: ...]]``.
 """
@@ -51,9 +51,9 @@ _CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 _ADMONITION = re.compile(r'^\s*(?:!!!|\?\?\?\+?)\s*[\w-]+(?:\s+[\w-]+)*\s+"(?P<title>.*)"\s*$')
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-# The first cell of a row of checked statements: F8, D23, G15, F8a.
+# The first cell of a row of checked statements: F8, D23, G15, F8a, 32.
 _MARKER_TEXT = re.compile(r"\[\[(?:proof|no-claim):.*?\]\]")
-_STATEMENT_ID = re.compile(r"[A-Z]{1,3}\d{1,3}[a-z]?")
+_STATEMENT_ID = re.compile(r"(?:[A-Z]{1,3})?\d{1,3}[a-z]?")
 _WHOLE = "table row"  # a kind _paragraphs gives a row counted as one statement
 
 
