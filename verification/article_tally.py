@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 
+from verification.claims.markers import strip_markers
+
 VERDICTS = ("holds only when", "holds", "wrong")
 SHOWN = {"holds only when": "holds only when ...", "holds": "holds", "wrong": "wrong"}
 MARKER = "<!-- claims-checked:tally -->"
 _ROW = re.compile(r"^\|\s*(?P<number>\d+)\s*\|")
-_CLAIM_MARKER = re.compile(r"\[\[(?:proof|no-claim):.*?\]\]")
 
 
 class TallyError(ValueError):
@@ -29,7 +30,8 @@ def verdicts(markdown: str) -> dict[int, str]:
         match = _ROW.match(line)
         if not match:
             continue
-        cells = [c.strip() for c in _CLAIM_MARKER.sub("", line).strip().strip("|").split("|")]
+        row = strip_markers(line, "the claims table")
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
         number, verdict = int(match["number"]), cells[3] if len(cells) > 3 else ""
         kind = next((v for v in VERDICTS if verdict.startswith(v)), None)
         if kind is None:

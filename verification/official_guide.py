@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from verification.claims.markers import strip_markers
+
 VERDICTS = (
     "holds",
     "holds with a caveat",
@@ -25,9 +27,6 @@ VERDICTS = (
 UNCHECKED = ("not measured here", "cannot be checked")
 MARKER = "<!-- official-guide:verdict-counts -->"
 _ROW = re.compile(r"^\|\s*(?P<id>[A-Z]\d+)\s*\|.*\|\s*(?P<verdict>[^|]+?)\s*\|\s*$")
-# A verdict cell ends with the claim marker that cites the output lines of its id (its
-# quoted lines may hold a "|"); the verdict is read without it.
-_CLAIM_MARKER = re.compile(r"\[\[(?:proof|no-claim):.*?\]\]")
 
 
 class VerdictError(ValueError):
@@ -38,7 +37,8 @@ def statements(markdown: str, name: str = "page") -> dict[str, str]:
     """Each statement's id and verdict, in page order."""
     found: dict[str, str] = {}
     for line in markdown.splitlines():
-        match = _ROW.match(_CLAIM_MARKER.sub("", line))
+        # a verdict cell ends with the marker citing its lines, whose quotes may hold a "|"
+        match = _ROW.match(strip_markers(line, name))
         if not match:
             continue
         ident, verdict = match["id"], match["verdict"]

@@ -22,7 +22,13 @@ from dataclasses import dataclass
 
 from markdown.extensions.toc import slugify, unique
 
-from verification.claims.markers import INLINE_CODE, Marker, find_markers, prose_ranges
+from verification.claims.markers import (
+    INLINE_CODE,
+    Marker,
+    find_markers,
+    prose_ranges,
+    strip_markers,
+)
 
 UNIVERSAL = re.compile(r"\b(never|always|only|every|cannot|any|no)\b", re.IGNORECASE)
 # Quantities in words: how often, how many, for which ones (the words a count in digits
@@ -52,7 +58,6 @@ _ADMONITION = re.compile(r'^\s*(?:!!!|\?\?\?\+?)\s*[\w-]+(?:\s+[\w-]+)*\s+"(?P<t
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 # The first cell of a row of checked statements: F8, D23, G15, F8a, 32.
-_MARKER_TEXT = re.compile(r"\[\[(?:proof|no-claim):.*?\]\]")
 _STATEMENT_ID = re.compile(r"(?:[A-Z]{1,3})?\d{1,3}[a-z]?")
 _WHOLE = "table row"  # a kind _paragraphs gives a row counted as one statement
 
@@ -109,7 +114,7 @@ def heading_ids(markdown: str) -> list[tuple[int, int, str]]:
             heading = _HEADING.match(line)
             if heading:
                 explicit = re.search(r"#([\w-]+)", heading.group(2) or "")
-                words = _readable(_MARKER_TEXT.sub("", heading["text"])).replace("`", "")
+                words = _readable(strip_markers(heading["text"], "")).replace("`", "")
                 slug = slugify(html.unescape(words), "-")
                 ident = explicit[1] if explicit else unique(slug, used)
                 used.add(ident)

@@ -61,11 +61,11 @@ class Fixes:
         """How to accept the varying sizes (``shape``, None where they vary) in one trace:
         the spec in input_signature, or reduce_retracing=True, where each works; '' where
         neither does."""
+        parameter = re.match(r"\w*", path).group()  # x of x[0] or x['a']
         if node.kind == VARIABLE:
-            return self._variable_sizes(path, node, shape)
+            return self._variable_sizes(path, parameter, node, shape)
         note = " (any rank, one trace)" if any_rank else ""
         signature = f"give `{path}` the spec {spec(node, shape)} in input_signature{note}"
-        parameter = re.match(r"\w*", path).group()
         if parameter in self.keyword_only:
             signature = f"make `{parameter}` a positional parameter and {signature}"
         if not self.variadic:
@@ -73,12 +73,12 @@ class Fixes:
             return f"{signature}{joiner} use reduce_retracing=True"
         return "" if self.passes else signature
 
-    def _variable_sizes(self, path: str, node: TensorLeaf, shape) -> str:
+    def _variable_sizes(self, path: str, parameter: str, node: TensorLeaf, shape) -> str:
         """For a tf.Variable argument: an input_signature cannot hold a variable's spec,
         and in the general trace reduce_retracing=True makes, v.shape and tf.shape(v) are
         the shape of the variable that traced it (wrong sizes, no error); a TensorSpec
         reads the variable as a tensor, which works where it is only read."""
-        if self.passes or re.match(r"\w*", path).group() in self.keyword_only:
+        if self.passes or parameter in self.keyword_only:
             return ""
         tensor = f"tf.TensorSpec(shape={shape}, dtype=tf.{node.dtype})"
         return (
