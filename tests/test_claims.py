@@ -595,18 +595,46 @@ def test_a_marker_written_lower_case_with_a_colon_is_still_a_marker_and_lists_st
     assert [m.kind for m in find_markers(text, "p.md")] == ["proof", "no-claim"]
 
 
-def test_the_readme_is_counted_and_may_hold_no_marker(tmp_path):
+def test_the_readme_is_counted_and_holds_its_markers_in_html_comments(tmp_path):
     docs = tmp_path / "docs"
     (docs / "guide").mkdir(parents=True)
-    (tmp_path / "README.md").write_text("# Tool\n\nIt traces once.\n")
+    readme = tmp_path / "README.md"
+    readme.write_text("# Tool\n\nIt traces once.\n")
     assert check.problems(docs, {"pages": {}}, None) == [
         "README.md: a sentence the count flags has no marker: It traces once."
     ]
     recorded = {"pages": {}, "unmarked": {"../README.md": ["It traces once."]}}
     assert check.problems(docs, recorded, None) == []
-    (tmp_path / "README.md").write_text("# Tool\n\nIt traces once.[[no-claim: site]]\n")
+    # GitHub would show a bare marker as text: refused, with its line.
+    readme.write_text("# Tool\n\nIt traces once.[[no-claim: site]]\n")
     (problem,) = check.problems(docs, recorded, None)
-    assert problem == "README.md: a claim marker would show as text on GitHub: It traces once."
+    assert problem.startswith("README.md: line 3: a claim marker would show as text on GitHub")
+    # Inside an HTML comment (on its sentence's line or the next) it is read as a marker.
+    readme.write_text("# Tool\n\nIt traces once. <!-- [[no-claim: site]] -->\nMore.\n")
+    assert check.problems(docs, {"pages": {}}, None) == []
+    readme.write_text("# Tool\n\nIt traces once.\n<!-- [[no-claim: site]] -->\n")
+    assert check.problems(docs, {"pages": {}}, None) == []
+
+
+def test_the_readmes_evidence_is_checked_and_its_claims_recorded(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (docs / "guide" / "page.md").write_text(
+        "# P\n\n```python\nprint('traces: 1')\n```\n\n"
+        "<!--pytest-codeblocks:expected-output-->\n\n```text\ntraces: 1\n```\n"
+    )
+    readme = tmp_path / "README.md"
+    readme.write_text('# Tool\n\nIt traces once. <!-- [[proof: docs/guide/page.md "traces: 1"]] -->\n')
+    assert check.problems(docs, {"pages": {}}, None) == []
+    assert check.claimed(docs, "../README.md") == ["It traces once."]
+    # Evidence that is gone fails, as on a page.
+    readme.write_text('# Tool\n\nIt traces once. <!-- [[proof: docs/guide/page.md "traces: 2"]] -->\n')
+    (problem,) = check.problems(docs, {"pages": {}}, None)
+    assert problem.startswith("README.md: claim 1") and '"traces: 2"' in problem
+    # A claim recorded for the README and removed fails until the record is written again.
+    readme.write_text("# Tool\n\nIt traces once.\n")
+    recorded = {"pages": {"../README.md": ["It traces once."]}, "unmarked": {}}
+    assert any("had a [[proof: ...]] marker" in p for p in check.problems(docs, recorded, None))
 
 
 def test_a_new_unmarked_sentence_fails_even_when_another_was_marked(docs):

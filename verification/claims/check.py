@@ -35,7 +35,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from verification.claims.coverage import sentences
-from verification.claims.index import README, cited_figures, counted_pages, page_sentences
+from verification.claims.index import (
+    README,
+    cited_figures,
+    counted_pages,
+    page_markdown,
+    page_sentences,
+    visible_markers,
+)
 from verification.claims.markers import ClaimError
 from verification.claims.render import render_markers
 
@@ -48,10 +55,15 @@ def marked_pages(docs_dir: Path) -> list[str]:
     return sorted(p.relative_to(docs_dir).as_posix() for p in docs_dir.rglob("*.md"))
 
 
+def recorded_pages(docs_dir: Path) -> list[str]:
+    """The pages whose claims the record lists: every page, and the README."""
+    readme = [README] if (docs_dir / README).is_file() else []
+    return marked_pages(docs_dir) + readme
+
+
 def claimed(docs_dir: Path, page: str) -> list[str]:
     """The sentences of ``page`` that end with a ``[[proof: ...]]`` marker."""
-    markdown = (docs_dir / page).read_text(encoding="utf-8")
-    found = sentences(markdown, page)
+    found = sentences(page_markdown(docs_dir, page), page)
     return [s.text for s in found if any(m.kind == "proof" for m in s.markers)]
 
 
@@ -105,12 +117,14 @@ def problems(
         found.extend(_lost_claims(page, page_sentences, recorded.get(page, [])))
         found.extend(_new_stale_figures(docs_dir, page, set(record.get("stale_figures", []))))
     if (pages is None or README in pages) and README in counted:
-        found.extend(_readme_problems(docs_dir, unmarked.get(README, [])))
+        found.extend(
+            _readme_problems(docs_dir, unmarked.get(README, []), recorded.get(README, []))
+        )
     if pages is None:
         found.extend(
             f"{page}: recorded with {len(recorded[page])} claims, and the page is gone "
             f"(moved? write the record again: {RECORD_COMMAND})"
-            for page in sorted(set(recorded) - set(existing))
+            for page in sorted(set(recorded) - set(recorded_pages(docs_dir)))
             if recorded[page]
         )
     return found
@@ -131,21 +145,25 @@ def _unrecorded_missing(page: str, found: list, recorded: list[str]) -> list[str
     return problems
 
 
-def _readme_problems(docs_dir: Path, recorded: list[str]) -> list[str]:
-    """The README is read on GitHub, where a marker would show as text: it has none, and
-    its flagged sentences are counted against the record like a page's."""
+def _readme_problems(docs_dir: Path, unmarked: list[str], recorded: list[str]) -> list[str]:
+    """The README is read on GitHub, where a marker would show as text: its markers are
+    written inside HTML comments (``index.page_markdown``); otherwise it is checked as a
+    page is: its evidence resolves, its flagged sentences are marked or recorded."""
     name = "README.md"
     try:
+        shown = visible_markers(docs_dir, README)
+        render_markers(page_markdown(docs_dir, README), README, docs_dir, "", None)
         found = page_sentences(docs_dir, README)
     except ClaimError as error:
         return [str(error).replace(README, name)]
     problems = [
-        f"{name}: a claim marker would show as text on GitHub: {s.text}" for s in found if s.markers
+        f"{name}: line {line}: a claim marker would show as text on GitHub; write it inside "
+        "an HTML comment, <!-- [[proof: ...]] -->"
+        for line in shown
     ]
-    return problems + [
-        line.replace(f"{README}:", f"{name}:", 1)
-        for line in _unrecorded_missing(README, found, recorded)
-    ]
+    problems += _unrecorded_missing(README, found, unmarked)
+    problems += _lost_claims(README, found, recorded)
+    return [line.replace(f"{README}:", f"{name}:", 1) for line in problems]
 
 
 def _new_stale_figures(docs_dir: Path, page: str, accepted: set[str]) -> list[str]:
@@ -186,7 +204,7 @@ def record(docs_dir: Path, path: Path = RECORD) -> dict:
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": RECORD_COMMAND,
         "pages": {
-            page: texts for page in marked_pages(docs_dir) if (texts := claimed(docs_dir, page))
+            page: texts for page in recorded_pages(docs_dir) if (texts := claimed(docs_dir, page))
         },
         # Flagged sentences still without a marker, per page: the check fails on any
         # other, so this list only gets shorter (see the module's docstring).

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,8 +55,28 @@ def counted_pages(docs_dir: Path) -> list[str]:
     return pages
 
 
+# The README is read on GitHub, where a marker would show as text: there a marker is
+# written inside an HTML comment right after its sentence ("... once. <!-- [[proof: ...]]
+# -->"), which GitHub does not show; the count reads it as if the comment were not there.
+_HIDDEN_MARKER = re.compile(r"[ \t]*\n?[ \t]*<!--[ \t]*(\[\[(?:proof|no-claim):.*?\]\])[ \t]*-->", re.DOTALL)
+
+
+def page_markdown(docs_dir: Path, page: str) -> str:
+    """The page's Markdown as the count reads it (the README's hidden markers unwrapped)."""
+    text = (docs_dir / page).read_text(encoding="utf-8")
+    return _HIDDEN_MARKER.sub(r"\1", text) if page == README else text
+
+
+def visible_markers(docs_dir: Path, page: str) -> list[int]:
+    """The lines of the README's markers that are not inside an HTML comment: GitHub would
+    show them as text."""
+    text = (docs_dir / page).read_text(encoding="utf-8")
+    blanked = _HIDDEN_MARKER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    return [text.count("\n", 0, m.start) + 1 for m in find_markers(blanked, page)]
+
+
 def page_sentences(docs_dir: Path, page: str) -> list[Sentence]:
-    return sentences((docs_dir / page).read_text(encoding="utf-8"), page)
+    return sentences(page_markdown(docs_dir, page), page)
 
 
 def kind_counts(docs_dir: Path, pages: list[str]) -> dict[str, Counter]:
@@ -72,7 +93,7 @@ def page_counts(docs_dir: Path, page: str) -> dict[str, int]:
     """Sentences, flagged ones by status, claims and pieces of evidence by kind."""
     found = page_sentences(docs_dir, page)
     status = Counter(s.status for s in found if s.must_have_evidence)
-    markers = find_markers((docs_dir / page).read_text(encoding="utf-8"), page)
+    markers = find_markers(page_markdown(docs_dir, page), page)
     kinds = Counter(ref.kind for m in markers for ref in m.refs)
     return {
         "sentences": len(found),
