@@ -624,11 +624,12 @@ def test_the_readmes_evidence_is_checked_and_its_claims_recorded(tmp_path):
         "<!--pytest-codeblocks:expected-output-->\n\n```text\ntraces: 1\n```\n"
     )
     readme = tmp_path / "README.md"
-    readme.write_text('# Tool\n\nIt traces once. <!-- [[proof: docs/guide/page.md "traces: 1"]] -->\n')
+    marker = '<!-- [[proof: docs/guide/page.md "traces: 1"]] -->'
+    readme.write_text(f"# Tool\n\nIt traces once. {marker}\n")
     assert check.problems(docs, {"pages": {}}, None) == []
     assert check.claimed(docs, "../README.md") == ["It traces once."]
     # Evidence that is gone fails, as on a page.
-    readme.write_text('# Tool\n\nIt traces once. <!-- [[proof: docs/guide/page.md "traces: 2"]] -->\n')
+    readme.write_text(f"# Tool\n\nIt traces once. {marker.replace('traces: 1', 'traces: 2')}\n")
     (problem,) = check.problems(docs, {"pages": {}}, None)
     assert problem.startswith("README.md: claim 1") and '"traces: 2"' in problem
     # A claim recorded for the README and removed fails until the record is written again.

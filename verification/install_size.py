@@ -37,8 +37,16 @@ def wheels(groups: list[str]) -> list[tuple[str, int]]:
     from packaging.utils import parse_wheel_filename
 
     exported = subprocess.run(
-        [str(UV), "export", "--quiet", "--frozen", "--format", "pylock.toml"]
-        + ["--no-emit-project", *groups],
+        [
+            str(UV),
+            "export",
+            "--quiet",
+            "--frozen",
+            "--format",
+            "pylock.toml",
+            "--no-emit-project",
+            *groups,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -87,7 +95,7 @@ def measure() -> dict:
 
 def rounded(megabytes: int) -> int:
     """The figure the README gives: to the nearest 10 MB."""
-    return int(round(megabytes, -1))
+    return round(megabytes, -1)
 
 
 def main(argv: list[str]) -> int:

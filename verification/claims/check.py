@@ -117,9 +117,7 @@ def problems(
         found.extend(_lost_claims(page, page_sentences, recorded.get(page, [])))
         found.extend(_new_stale_figures(docs_dir, page, set(record.get("stale_figures", []))))
     if (pages is None or README in pages) and README in counted:
-        found.extend(
-            _readme_problems(docs_dir, unmarked.get(README, []), recorded.get(README, []))
-        )
+        found.extend(_readme_problems(docs_dir, unmarked.get(README, []), recorded.get(README, [])))
     if pages is None:
         found.extend(
             f"{page}: recorded with {len(recorded[page])} claims, and the page is gone "

@@ -58,7 +58,9 @@ def counted_pages(docs_dir: Path) -> list[str]:
 # The README is read on GitHub, where a marker would show as text: there a marker is
 # written inside an HTML comment right after its sentence ("... once. <!-- [[proof: ...]]
 # -->"), which GitHub does not show; the count reads it as if the comment were not there.
-_HIDDEN_MARKER = re.compile(r"[ \t]*\n?[ \t]*<!--[ \t]*(\[\[(?:proof|no-claim):.*?\]\])[ \t]*-->", re.DOTALL)
+_HIDDEN_MARKER = re.compile(
+    r"[ \t]*\n?[ \t]*<!--[ \t]*(\[\[(?:proof|no-claim):.*?\]\])[ \t]*-->", re.DOTALL
+)
 
 
 def page_markdown(docs_dir: Path, page: str) -> str:
