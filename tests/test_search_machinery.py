@@ -337,6 +337,21 @@ def test_a_printed_tensor_in_a_pasted_message_does_not_decide(tmp_path, needs_no
     assert pages(make_site(tmp_path / "stock", PRINTED_TENSOR, ours=False), query)[:1] != ["kept/"]
 
 
+def test_a_query_that_is_only_a_printed_tensor_finds_the_page_on_symbolic_tensors(
+    tmp_path, needs_node
+):
+    """Read as nothing, it found no page at all; it is a symbolic tensor, said in words."""
+    site = make_site(
+        tmp_path,
+        [*PRINTED_TENSOR, doc("symbolic/", "Symbolic tensors", "A symbolic tensor prints so.")],
+    )
+    for query in (
+        'Tensor("Identity_1:0", shape=(), dtype=float32)',
+        "<tf.Tensor 'mul:0' shape=() dtype=int32>",
+    ):
+        assert pages(site, query)[:1] == ["symbolic/"], query
+
+
 def test_a_pasted_sentences_last_word_is_whole_not_a_prefix(tmp_path, needs_node):
     # "key." ends a sentence: it is not being typed, and does not find "keyword".
     docs = [

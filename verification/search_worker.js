@@ -233,9 +233,14 @@
     pieces = 0
     // the query as Material's worker rewrote it ("key*", a * after each word) says nothing
     if (!piece.endsWith("*")) ended = /[.!?;:,)\]'"]$/.test(piece)
-    if (opened) return ""
+    if (opened) return AS_PRINTED(opened[0])
     return PATH.test(piece) ? "" : piece.replace(FLAG_DASHES, "")
   }
+  // What a printed tensor is, said in the words the pages use: a tensor printed with an
+  // op's name ('Tensor("Identity_1:0", ...)', <tf.Tensor 'mul:0' ...>, KerasTensor(...)) is
+  // a symbolic one, a graph's or Keras's; a variable is a variable. A query that was only
+  // a printed tensor, pasted to ask why it prints so, was read as nothing and found no page.
+  const AS_PRINTED = opener => (/Variable/.test(opener) ? "variable" : "symbolic tensor")
   const FLAG_DASHES = /^-{2,}(?=\w)/ // a command-line flag ("--vmodule") is a word
   const balance = piece => (piece.match(/[([<]/g) || []).length - (piece.match(/[)\]>]/g) || []).length
   PathlessLexer.prototype = Lexer.prototype
