@@ -516,6 +516,59 @@ def test_a_variable_of_a_new_shape_is_advised_a_tensor_spec_not_reduce_retracing
     assert [float(reduced(tf.Variable(tf.ones([n])))) for n in sizes] == [1.0, 1.0, 1.5, 2.0]
 
 
+def test_the_variable_spec_advice_says_to_read_sizes_with_tf_shape():
+    def mean_by_static_size(v):
+        return tf.reduce_sum(v) / v.shape[0]
+
+    watched = explain_retracing(tf.function(mean_by_static_size))
+    for size in (2, 3):
+        watched(tf.Variable(tf.ones([size])))
+    (advice,) = messages(watched)
+    assert "v.shape has None where the sizes vary: read them with tf.shape(v)" in advice
+    signed = tf.function(mean_by_static_size, input_signature=[tf.TensorSpec([None])])
+    with pytest.raises(ValueError):  # the spec alone: v.shape[0] is None while tracing
+        signed(tf.Variable(tf.ones([2])))
+    # the advice as a whole: the spec, and the size read with tf.shape(v) (mean_of)
+    fixed = tf.function(mean_of, input_signature=[tf.TensorSpec([None], tf.float32)])
+    assert [float(fixed(tf.Variable(tf.ones([n]) * n))) for n in (2, 3, 4)] == [2.0, 3.0, 4.0]
+    assert fixed.experimental_get_tracing_count() == 1
+
+
+def test_an_int_then_a_float_is_advised_the_float_dtype_which_keeps_the_results():
+    @explain_retracing
+    @tf.function
+    def double(x):
+        return x * 2
+
+    double(tf.constant([1, 2]))
+    double(tf.constant([1.5, 2.5]))
+    (advice,) = messages(double)
+    assert "e.g. tf.cast(x, tf.float32)" in advice and "tf.int32)" not in advice
+
+    @tf.function
+    def fixed(x):
+        return x * 2
+
+    results = [fixed(tf.cast(x, tf.float32)).numpy().tolist() for x in ([1, 2], [1.5, 2.5])]
+    assert results == [[2.0, 4.0], [3.0, 5.0]]  # as written; a cast to int32 gives [2, 4]
+    assert fixed.experimental_get_tracing_count() == 1
+
+
+def test_two_exact_batch_sizes_of_iterators_are_advised_one_batch_size():
+    def draw(iterator):
+        return next(iterator)
+
+    watched = explain_retracing(tf.function(draw))
+    for batch in (4, 5):
+        watched(iter(tf.data.Dataset.range(20).batch(batch, drop_remainder=True)))
+    (advice,) = messages(watched)
+    assert "batched with different sizes" in advice and "drop_remainder" not in advice
+    fixed = tf.function(draw)  # one batch size for both, as the advice says
+    for _ in range(2):
+        fixed(iter(tf.data.Dataset.range(20).batch(4, drop_remainder=True)))
+    assert fixed.experimental_get_tracing_count() == 1
+
+
 GLOBAL_LOOP = """\
 import tensorflow as tf
 

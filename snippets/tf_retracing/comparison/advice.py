@@ -83,8 +83,9 @@ class Fixes:
         tensor = f"tf.TensorSpec(shape={shape}, dtype=tf.{node.dtype})"
         return (
             f"give `{path}` the spec {tensor} in input_signature if the function only reads "
-            "it (the variable is then read as a tensor, which cannot be assigned to); not "
-            f"reduce_retracing=True, whose general trace gives {path}.shape and "
+            "it (the variable is then read as a tensor, which cannot be assigned to, and "
+            f"{path}.shape has None where the sizes vary: read them with tf.shape({path})); "
+            f"not reduce_retracing=True, whose general trace gives {path}.shape and "
             f"tf.shape({path}) the shape of the variable that traced it"
         )
 
@@ -152,7 +153,10 @@ def _shape_change(
     fix += fixes.variadic_note()
     if inside is not None:  # no spec can be given to a part of it: the data sets its shapes
         batch_only = subkind == "dimension" and changed == [0]
-        fix = _composite_shape_fix(path, inside, batch_only, fixes)
+        # A dataset's element_spec shows a short last batch as None: two exact sizes there
+        # are two batch sizes, which drop_remainder=True does not make one.
+        two_batch_sizes = batch_only and ".element_spec" in path and None not in pairs[0]
+        fix = _composite_shape_fix(path, inside, batch_only, fixes, two_batch_sizes)
     if isinstance(general, TensorLeaf) and general.shape != new.shape:
         fix = (
             f"reduce_retracing made this trace general ({shape_text(general.shape)}), so "
@@ -162,18 +166,26 @@ def _shape_change(
     return Change(path, "shape", before, after, advice, subkind)
 
 
-def _composite_shape_fix(path: str, inside: str, batch_only: bool, fixes: Fixes = PLAIN) -> str:
+def _composite_shape_fix(
+    path: str, inside: str, batch_only: bool, fixes: Fixes = PLAIN, two_batch_sizes=False
+) -> str:
     where = (
         f"`{path}` is part of {article(inside)} {inside} value (what a distributed dataset "
         "or a dataset iterator passes), so its shape comes from the data."
     )
-    batch = (
-        " A smaller last batch is the usual cause: batch the dataset with "
-        "drop_remainder=True (or repeat it without a count before batching) so that every "
-        "batch has the same size."
-        if batch_only
-        else ""
-    )
+    if two_batch_sizes:
+        batch = (
+            " Both sizes are exact, so the datasets were batched with different sizes (a "
+            "smaller last batch shows in an element_spec as None): batch them with one size."
+        )
+    elif batch_only:
+        batch = (
+            " A smaller last batch is the usual cause: batch the dataset with "
+            "drop_remainder=True (or repeat it without a count before batching) so that "
+            "every batch has the same size."
+        )
+    else:
+        batch = ""
     reduce = (
         ", or use reduce_retracing=True, which traces once more with the dimension None"
         if not fixes.variadic
@@ -201,12 +213,38 @@ def spec(node: TensorLeaf, shape) -> str:
 
 def _dtype_change(path: str, old: TensorLeaf, new: TensorLeaf) -> Change:
     before, after = old.dtype, new.dtype
+    target = _holding_both(before, after)
+    why = (
+        f" ({target} holds the values of both; a cast to {before} would change the {after} values)"
+        if target != before
+        else ""
+    )
     advice = (
         f"argument `{path}` changed dtype from {before} to {after}. Each dtype needs its own "
-        f"graph: cast before the call, e.g. tf.cast({path.split('[')[0]}, tf.{before}), or "
-        f"make the producer emit {before}."
+        f"graph: cast before the call, e.g. tf.cast({path.split('[')[0]}, tf.{target}){why}, "
+        f"or make the producer emit {target}."
     )
     return Change(path, "dtype", before, after, advice, "dtype")
+
+
+def _dtype_kind(dtype: str) -> int:
+    """Kinds in the order a value can be cast up without losing what it holds: 0 bool,
+    1 integer, 2 floating, 3 complex; -1 for any other (string, resource)."""
+    if dtype.startswith("complex"):
+        return 3
+    if dtype.startswith(("float", "bfloat", "half", "double")):
+        return 2
+    if dtype.startswith(("int", "uint")):
+        return 1
+    return 0 if dtype == "bool" else -1
+
+
+def _holding_both(before: str, after: str) -> str:
+    """The dtype to cast to: the first trace's, unless the other is of a kind that holds
+    more (a float after an int: a cast to the int would truncate the floats)."""
+    if _dtype_kind(after) > _dtype_kind(before) >= 0:
+        return after
+    return before
 
 
 def _python_value_change(path: str, old: Node, new: Node, before: str, after: str) -> Change:
