@@ -777,6 +777,36 @@ def test_a_notebook_finding_names_its_code_cell_and_line(tmp_path, capsys, monke
     assert out.splitlines()[0].startswith("nb.ipynb:cell 4:2:21: TFL003 ")
 
 
+def test_a_percent_or_bang_inside_an_open_statement_is_python_not_a_magic(
+    tmp_path, capsys, monkeypatch
+):
+    """IPython reads a magic or a shell line only where a statement starts: a line that
+    continues a bracket ("% (a, b)", string formatting), a backslash or a triple-quoted
+    string is Python. Read as a magic, the cell could not be parsed and its predict loop
+    went unchecked (blind lint corpus 13)."""
+    monkeypatch.chdir(tmp_path)
+    cell = (
+        "import tensorflow as tf\n"
+        "\n"
+        "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+        'note = """\n'
+        "!not a shell line\n"
+        '"""\n'
+        "for x in range(3):\n"
+        "    prediction = model.predict(x)\n"
+        '    print("prob=%0.4f"\n'
+        "          % (prediction,))\n"
+        "    total = 10 \\\n"
+        "% 3\n"
+        "%matplotlib inline\n"
+    )
+    write(tmp_path, "nb.ipynb", notebook_json(cell))
+    status, out, err = run_main(capsys, "nb.ipynb")
+    assert "cannot parse" not in err and status == 1
+    first = out.splitlines()[0]
+    assert first.startswith("nb.ipynb:cell 1:8:") and "TFL004" in first  # the predict line
+
+
 def test_a_notebook_finding_has_a_sarif_region_in_the_ipynb_file(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     text = notebook_json(*NOTEBOOK_CELLS)

@@ -172,6 +172,8 @@ def _least_dimensions(facts: ModuleFacts, value: ast.AST, ctx: Context, depth: i
         )
     if not isinstance(value, ast.Call):
         return 0
+    if _called_name(value) in _KEEP_DIMENSIONS and value.args and depth:
+        return _least_dimensions(facts, value.args[0], ctx, depth - 1)
     if facts.qualified_name(value.func) in _SHAPED and value.args:
         return _shape_length(value.args[0])
     if getattr(value.func, "attr", None) == "reshape":
@@ -179,6 +181,16 @@ def _least_dimensions(facts: ModuleFacts, value: ast.AST, ctx: Context, depth: i
         shape = value.args if shape is None else shape
         return _shape_length(shape[0]) if len(shape) == 1 else len(shape)
     return 0
+
+
+# Conversions whose result has the dimensions of what they are given
+# (``convert_to_tensor(x[:, : i + 1, :])``), under any import or none.
+_KEEP_DIMENSIONS = frozenset({"convert_to_tensor", "constant", "asarray", "array"})
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
 def _shape_length(shape: ast.AST) -> int:
@@ -316,7 +328,7 @@ def _receiver_key(receiver: ast.AST, ctx: Context) -> tuple:
 def _self_attribute_models(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> bool:
     """``self.pnet``, which the class's methods only ever set to a model they build, or to
     a parameter that is one (annotated as a Keras model, or given one by every call)."""
-    values = _attribute_values(facts, receiver, ctx)
+    values = _set_values(_attribute_values(facts, receiver, ctx))
     return bool(values) and all(
         facts.builds_model(value, facts.contexts.get(id(value), ctx))
         or named_model_maker(facts, value)
@@ -443,6 +455,12 @@ def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def _set_values(values: list[ast.AST]) -> list[ast.AST]:
+    """What an attribute is set to besides ``None``: ``self.autoencoder = None`` in a
+    method, then a model in another, still holds only models whenever ``predict`` can run."""
+    return [value for value in values if not _is_none(value)]
+
+
 # How many attributes deep ``vae.decoder`` (an attribute of an instance) is followed.
 _ATTRIBUTE_DEPTH = 2
 
@@ -460,6 +478,7 @@ def _instance_attribute_models(facts: ModuleFacts, receiver: ast.AST, ctx: Conte
     try:
         cls = facts.instance_class(receiver.value, ctx)
         values = facts.self_attribute_values(cls, receiver.attr) if cls is not None else []
+        values = _set_values(values)
         return bool(values) and all(
             id(value) in facts.contexts and is_keras_model(facts, value, facts.context(value))
             for value in values

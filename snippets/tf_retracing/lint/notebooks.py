@@ -114,14 +114,63 @@ def _as_python(lines: list[str]) -> list[str] | None:
         lines = ["", *lines[1:]]
     python = []
     continued = False  # a shell line ending in a backslash goes on on the next line
+    inside = _Open()  # brackets, strings and backslashes the Python lines left open
     for line in lines:
-        if continued or _SHELL_OR_MAGIC.match(line) or _ASSIGNED_FROM_SHELL.match(line):
+        starts_a_statement = not inside.open()
+        if continued or (
+            starts_a_statement and (_SHELL_OR_MAGIC.match(line) or _ASSIGNED_FROM_SHELL.match(line))
+        ):
             indent = "" if continued else line[: len(line) - len(line.lstrip())]
             python.append(f"{indent}pass" if not continued else "")
             continued = line.rstrip().endswith("\\")
         else:
             python.append(line)
+            inside.read(line)
     return python
+
+
+class _Open:
+    """What a run of Python lines leaves open: bracket depth, a triple-quoted string, a
+    backslash at the end. A line that starts inside one of them continues a statement:
+    a "% (a, b)" there is Python's string formatting, not a magic."""
+
+    def __init__(self):
+        self.depth = 0
+        self.quote = ""  # the triple quote of a string still open
+        self.backslash = False
+
+    def open(self) -> bool:
+        return self.depth > 0 or bool(self.quote) or self.backslash
+
+    def read(self, line: str) -> None:
+        i, self.backslash = 0, False
+        while i < len(line):
+            if self.quote:
+                end = line.find(self.quote, i)
+                if end < 0:
+                    return
+                self.quote, i = "", end + 3
+                continue
+            char = line[i]
+            if char == "#":
+                return
+            if line.startswith(('"""', "'''"), i):
+                self.quote, i = line[i : i + 3], i + 3
+            elif char in "\"'":
+                i = _string_end(line, i)
+            else:
+                self.depth += (char in "([{") - (char in ")]}")
+                self.depth = max(self.depth, 0)
+                i += 1
+        self.backslash = line.rstrip().endswith("\\")
+
+
+def _string_end(line: str, start: int) -> int:
+    """Where a one-line string that opens at ``start`` ends (past its closing quote)."""
+    quote, i = line[start], start + 1
+    while i < len(line) and line[i] != quote:
+        i += 2 if line[i] == "\\" else 1
+    return i + 1
 
 
 def without_ipython_lines(text: str) -> str | None:

@@ -134,11 +134,27 @@ def _unwrapped(facts: ModuleFacts, value: ast.AST) -> ast.AST:
             return value
         elif isinstance(value.func, ast.Attribute) and value.func.attr == "astype":
             value = value.func.value
-        elif facts.qualified_name(value.func) in _SAME_SHAPE and value.args:
+        elif _converts(facts, value) and value.args:
             value = value.args[0]
         else:
             return value
     return value
+
+
+def _converts(facts: ModuleFacts, call: ast.Call) -> bool:
+    """A conversion of ``_SAME_SHAPE``, also called by its bare name in a file that never
+    binds that name (a notebook's snippet, its import in another cell)."""
+    if facts.qualified_name(call.func) in _SAME_SHAPE:
+        return True
+    func = call.func
+    return (
+        isinstance(func, ast.Name)
+        and not facts.binding_counts[func.id]
+        and func.id in _SAME_SHAPE_NAMES
+    )
+
+
+_SAME_SHAPE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _SAME_SHAPE)
 
 
 def _adds_axes(facts: ModuleFacts, index: ast.AST) -> bool:
