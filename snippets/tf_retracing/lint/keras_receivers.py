@@ -172,7 +172,7 @@ def _least_dimensions(facts: ModuleFacts, value: ast.AST, ctx: Context, depth: i
         )
     if not isinstance(value, ast.Call):
         return 0
-    if _called_name(value) in _KEEP_DIMENSIONS and value.args and depth:
+    if keeps_shape(facts, value) and value.args and depth:
         return _least_dimensions(facts, value.args[0], ctx, depth - 1)
     if facts.qualified_name(value.func) in _SHAPED and value.args:
         return _shape_length(value.args[0])
@@ -183,14 +183,34 @@ def _least_dimensions(facts: ModuleFacts, value: ast.AST, ctx: Context, depth: i
     return 0
 
 
-# Conversions whose result has the dimensions of what they are given
-# (``convert_to_tensor(x[:, : i + 1, :])``), under any import or none.
-_KEEP_DIMENSIONS = frozenset({"convert_to_tensor", "constant", "asarray", "array"})
+# Conversions whose result has the shape of what they are given (at least its dimensions:
+# expand_dims adds one), ``convert_to_tensor(x[:, : i + 1, :])``.
+SAME_SHAPE = frozenset(
+    {
+        "tensorflow.constant",
+        "tensorflow.convert_to_tensor",
+        "tensorflow.cast",
+        "numpy.asarray",
+        "numpy.array",
+        "numpy.float32",
+        "numpy.expand_dims",
+        "tensorflow.expand_dims",
+    }
+)
+_SAME_SHAPE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in SAME_SHAPE)
 
 
-def _called_name(call: ast.Call) -> str | None:
+def keeps_shape(facts: ModuleFacts, call: ast.Call) -> bool:
+    """A conversion of ``SAME_SHAPE``, also called by its bare name in a file that never
+    binds that name (a notebook's snippet, its import in another cell)."""
+    if facts.qualified_name(call.func) in SAME_SHAPE:
+        return True
     func = call.func
-    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    return (
+        isinstance(func, ast.Name)
+        and not facts.binding_counts[func.id]
+        and func.id in _SAME_SHAPE_NAMES
+    )
 
 
 def _shape_length(shape: ast.AST) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tf_retracing.lint.context import Context
 from tf_retracing.lint.facts import ModuleFacts
-from tf_retracing.lint.keras_receivers import predicts_like_a_keras_model
+from tf_retracing.lint.keras_receivers import keeps_shape, predicts_like_a_keras_model
 from tf_retracing.lint.rule import Rule
 from tf_retracing.lint.slice_width import width_varies
 from tf_retracing.lint.syntax import walk
@@ -33,19 +33,6 @@ _SHAPE_ARGUMENTS: dict[str, tuple[tuple[int, ...] | None, frozenset[str]]] = {
     "tensorflow.sparse.SparseTensor": ((2,), frozenset({"dense_shape"})),
     "tensorflow.SparseTensor": ((2,), frozenset({"dense_shape"})),
 }
-# Conversions that keep their input's shape: seen through.
-_SAME_SHAPE = frozenset(
-    {
-        "tensorflow.constant",
-        "tensorflow.convert_to_tensor",
-        "tensorflow.cast",
-        "numpy.asarray",
-        "numpy.array",
-        "numpy.float32",
-        "numpy.expand_dims",
-        "tensorflow.expand_dims",
-    }
-)
 # Keras (3 and tf-keras) traces its steps with reduce_retracing=True.
 _KERAS_COST = (
     "Keras traces its step with reduce_retracing=True, so the second shape traces it "
@@ -134,27 +121,11 @@ def _unwrapped(facts: ModuleFacts, value: ast.AST) -> ast.AST:
             return value
         elif isinstance(value.func, ast.Attribute) and value.func.attr == "astype":
             value = value.func.value
-        elif _converts(facts, value) and value.args:
+        elif keeps_shape(facts, value) and value.args:
             value = value.args[0]
         else:
             return value
     return value
-
-
-def _converts(facts: ModuleFacts, call: ast.Call) -> bool:
-    """A conversion of ``_SAME_SHAPE``, also called by its bare name in a file that never
-    binds that name (a notebook's snippet, its import in another cell)."""
-    if facts.qualified_name(call.func) in _SAME_SHAPE:
-        return True
-    func = call.func
-    return (
-        isinstance(func, ast.Name)
-        and not facts.binding_counts[func.id]
-        and func.id in _SAME_SHAPE_NAMES
-    )
-
-
-_SAME_SHAPE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _SAME_SHAPE)
 
 
 def _adds_axes(facts: ModuleFacts, index: ast.AST) -> bool:
