@@ -68,6 +68,22 @@ for nbins in (5, 10):
 COUNTED = "    traces.append(train_step.experimental_get_tracing_count())\n"
 
 
+def test_a_method_of_a_temporary_instance_called_in_a_loop_is_followed():
+    """``Job().run(x)`` in a loop reaches the tf.function ``run`` makes per call, as
+    ``job = Job()`` then ``job.run(x)`` does."""
+    job = """
+    class Job:
+        def run(self, x):
+            return tf.function(tf.abs)(x)
+
+
+    for x in data:
+        {call}
+    """
+    assert rules_found(job.format(call="Job().run(x)")) == ["TFL001"]
+    assert rules_found(job.format(call="Other().run(x)")) == []  # not the file's class
+
+
 def test_an_object_made_with_the_function_is_left_to_tfl001():
     assert rules_found(OBJECT_MADE_WITH_THE_FUNCTION) == ["TFL001"]
     namespace = {"traces": []}

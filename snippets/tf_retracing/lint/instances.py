@@ -39,10 +39,12 @@ class InstanceFacts:
         return [self.qualified_name(b) or getattr(b, "id", "") for b in cls.bases]
 
     def instance_class(self, receiver: ast.AST, ctx: Context) -> ast.ClassDef | None:
-        """The file's class whose instance ``receiver`` is: ``self`` in a method, or a name
-        bound only to calls of that class."""
+        """The file's class whose instance ``receiver`` is: ``self`` in a method, a name
+        bound only to calls of that class, or a call of it (``Job().run(x)``)."""
         if isinstance(receiver, ast.Name) and receiver.id in {"self", "cls"}:
             return ctx.class_
+        if isinstance(receiver, ast.Call):
+            return self.class_of_values([receiver])
         if _is_self_attribute(receiver) and ctx.class_ is not None:
             # self.actor, which the class's methods set only to instances of one class
             values = self.self_attribute_values(ctx.class_, receiver.attr)
