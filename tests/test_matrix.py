@@ -352,8 +352,9 @@ def test_the_versions_page_has_a_cell_per_page_and_entry_linking_to_its_details(
     details = entry_pages(doc)
     for target, fragment in re.findall(r"\]\((docs/versions/[^)#]+)(?:#([a-z0-9-]+))?\)", out):
         assert target in details, f"link to a missing entry page {target}"
-        if fragment:
-            assert f"{{#{fragment}}}" in details[target], f"link to a missing anchor {fragment}"
+        if fragment:  # a heading's id, or a passed page's line's
+            held = f"{{#{fragment}}}" in details[target] or f'id="{fragment}"' in details[target]
+            assert held, f"link to a missing anchor {fragment}"
     for target in re.findall(r"\]\(#((?:entry|page)-[a-z0-9-]+)\)", out):
         assert f"{{#{target}}}" in out, f"link to a missing anchor #{target}"
     assert "No solution found when resolving dependencies" in details["docs/versions/tf2.16.md"]
@@ -523,6 +524,20 @@ def test_the_hook_renders_the_versions_page_from_the_fixture(doc, monkeypatch):
     assert "[guide/causes.md](guide/causes.md){#page-docs-guide-causes-md}" in out
     # The fixture's blocks are not the page's blocks of today: the cell says so.
     assert re.search(r"\[1 pass · \*1 fail\* · 1 not run · \d+ of \d+ blocks current\]", out)
+
+
+def test_pages_whose_blocks_all_passed_share_one_heading_and_keep_their_anchors(doc):
+    """A heading per page made an entry page grow with the guide (TF 2.13's passed twelve
+    screens); a page with nothing to show is one line under one heading."""
+    entry = doc["entries"][-1]  # TF 2.21 in the fixture: every page passed
+    page = render.entry_details(entry, str)
+    assert page.count("\n## ") == 2  # the package, and every block passed
+    for name in entry["pages"]:
+        ident = render.anchor("entry", entry["id"], name)
+        assert f'<span id="{ident}"></span>[{name}]({name}):' in page
+    # a page with a block that differs keeps its own heading and folded box
+    first = render.entry_details(doc["entries"][0], str)
+    assert "## docs/guide/causes.md {#entry-tf2-13-docs-guide-causes-md}" in first
 
 
 def test_a_page_changed_since_the_run_and_a_missing_module_are_named(doc):

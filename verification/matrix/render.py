@@ -566,9 +566,10 @@ def entry_details(
     out.append(f"## The package {{#{anchor('entry', entry_id, 'package')}}}")
     out.append("")
     out.extend(package_details(entry))
+    out.extend(_passed_pages(entry, page_link, fresh))
     for page, result in entry["pages"].items():
         blocks = result["blocks"]
-        if not blocks:
+        if not blocks or _all_passed(entry, page, fresh):
             continue
         counts = page_counts(entry, page)
         target = page_link(page)
@@ -596,6 +597,37 @@ def entry_details(
             out.append(f"The last {what} did not run: a reader's session stops at the first error.")
             out.append("")
     return "\n".join(out) + "\n"
+
+
+def _all_passed(entry: dict, page: str, fresh: Mapping[str, Sequence[bool]] | None) -> bool:
+    """Every block of the page ran and printed what the guide shows, as the page is now."""
+    result = entry["pages"][page]
+    return (
+        bool(result["blocks"])
+        and not result["error"]
+        and not result.get("needs")
+        and all(block["status"] == "passed" for block in result["blocks"])
+        and not stale_note(page, fresh)
+    )
+
+
+def _passed_pages(
+    entry: dict, page_link: Callable[[str], str | None], fresh: Mapping[str, Sequence[bool]] | None
+) -> list[str]:
+    """The pages whose blocks all passed, one line each under one heading (a heading per
+    page made the entry page grow past twelve screens with the guide), each line keeping
+    the page's anchor that the matrix's cells link to."""
+    passed = [page for page in entry["pages"] if _all_passed(entry, page, fresh)]
+    if not passed:
+        return []
+    out = [f"## Every block passed {{#{anchor('entry', entry['id'], 'passed')}}}", ""]
+    for page in passed:
+        target = page_link(page)
+        name = f"[{plain(page)}]({target})" if target else plain(page)
+        count = len(entry["pages"][page]["blocks"])
+        ident = anchor("entry", entry["id"], page)
+        out.append(f'- <span id="{ident}"></span>{name}: {count} {STATUS_WORDS["passed"]}')
+    return [*out, ""]
 
 
 def _folded_blocks(blocks: Sequence[dict]) -> list[str]:
