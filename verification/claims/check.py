@@ -150,8 +150,9 @@ def _readme_problems(docs_dir: Path, unmarked: list[str], recorded: list[str]) -
     name = "README.md"
     try:
         shown = visible_markers(docs_dir, README)
-        render_markers(page_markdown(docs_dir, README), README, docs_dir, "", None)
-        found = page_sentences(docs_dir, README)
+        markdown = page_markdown(docs_dir, README)
+        render_markers(markdown, README, docs_dir, "", None)
+        found = sentences(markdown, README)
     except ClaimError as error:
         return [str(error).replace(README, name)]
     problems = [

@@ -566,10 +566,11 @@ def entry_details(
     out.append(f"## The package {{#{anchor('entry', entry_id, 'package')}}}")
     out.append("")
     out.extend(package_details(entry))
-    out.extend(_passed_pages(entry, page_link, fresh))
+    passed = [page for page in entry["pages"] if _all_passed(entry, page, fresh)]
+    out.extend(_passed_pages(entry, passed, page_link))
     for page, result in entry["pages"].items():
         blocks = result["blocks"]
-        if not blocks or _all_passed(entry, page, fresh):
+        if not blocks or page in passed:
             continue
         counts = page_counts(entry, page)
         target = page_link(page)
@@ -612,12 +613,11 @@ def _all_passed(entry: dict, page: str, fresh: Mapping[str, Sequence[bool]] | No
 
 
 def _passed_pages(
-    entry: dict, page_link: Callable[[str], str | None], fresh: Mapping[str, Sequence[bool]] | None
+    entry: dict, passed: Sequence[str], page_link: Callable[[str], str | None]
 ) -> list[str]:
     """The pages whose blocks all passed, one line each under one heading (a heading per
     page made the entry page grow past twelve screens with the guide), each line keeping
     the page's anchor that the matrix's cells link to."""
-    passed = [page for page in entry["pages"] if _all_passed(entry, page, fresh)]
     if not passed:
         return []
     out = [f"## Every block passed {{#{anchor('entry', entry['id'], 'passed')}}}", ""]

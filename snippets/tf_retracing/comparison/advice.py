@@ -167,7 +167,7 @@ def _shape_change(
 
 
 def _composite_shape_fix(
-    path: str, inside: str, batch_only: bool, fixes: Fixes = PLAIN, two_batch_sizes=False
+    path: str, inside: str, batch_only: bool, fixes: Fixes = PLAIN, two_batch_sizes: bool = False
 ) -> str:
     where = (
         f"`{path}` is part of {article(inside)} {inside} value (what a distributed dataset "
@@ -232,7 +232,7 @@ def _dtype_kind(dtype: str) -> int:
     1 integer, 2 floating, 3 complex; -1 for any other (string, resource)."""
     if dtype.startswith("complex"):
         return 3
-    if dtype.startswith(("float", "bfloat", "half", "double")):
+    if dtype.startswith(("float", "bfloat")):
         return 2
     if dtype.startswith(("int", "uint")):
         return 1
