@@ -26,6 +26,7 @@ import json
 import linecache
 import os
 import sys
+import time
 import traceback
 
 
@@ -55,7 +56,11 @@ def run_page(blocks):
         if failed:  # a reader's session stops at the first error: so does the page's
             results.append({"status": "blocked", "output": "", "error": "an earlier block failed"})
             continue
+        # Times, so that what a page costs the suite can be read off its results.
+        wall, cpu = time.perf_counter(), time.process_time()
         results.append(run_block(block, namespace))
+        results[-1]["seconds"] = round(time.perf_counter() - wall, 3)
+        results[-1]["cpu_seconds"] = round(time.process_time() - cpu, 3)
         failed = results[-1]["status"] == "failed"
     return results
 
