@@ -162,6 +162,14 @@ def test_a_pasted_message_ranks_as_its_clean_words(tmp_path, needs_node):
     assert not {"numbers/", "nightly/", "xla/", "hex/"} & set(pasted), pasted
 
 
+def test_a_tilde_or_caret_in_pasted_text_is_text_not_query_syntax(tmp_path, needs_node):
+    # lunr's "~116" is an edit distance of 116 (the worker ran out of memory on set 10's
+    # "causes ~116s cold stall") and its "^9" a boost of 9.
+    site = make_site(tmp_path, WORD_FORMS)
+    assert pages(site, "serving warning ~116s") == pages(site, "serving warning")
+    assert pages(site, "warning serving^90") == pages(site, "warning serving")
+
+
 def test_a_hyphens_prefix_alone_matches_nothing(tmp_path, needs_node):
     docs = [
         doc("hooks/", "pre-commit hooks", "Run the linter before each commit."),

@@ -92,6 +92,12 @@ SETS = {
         ROOT / "tests" / "fixtures" / "search" / "held_out_9.toml",
         Path(__file__).resolve().parent / "search_heldout_9_results.json",
     ),
+    # Written blind on 2026-11-29 (evening) from GitHub threads by a helper who never ran a
+    # ranking, after set 9's sealed half had been scored, against the pages of commit 0a41ece.
+    "10": (
+        ROOT / "tests" / "fixtures" / "search" / "held_out_10.toml",
+        Path(__file__).resolve().parent / "search_heldout_10_results.json",
+    ),
 }
 HALVES = ("tune", "sealed")
 MACHINERIES = ("material", "material-stock", "pagefind")

@@ -314,10 +314,22 @@
     }
   }
 
+  // lunr reads "~N" after a word as an edit distance and "^N" as a boost. Readers type
+  // neither (the search box does not offer them); in pasted text they are the text's own
+  // ("a ~116s stall", "x^2"), and an edit distance of 116 made lunr expand the word over
+  // every indexed word until the worker ran out of memory: no result, ever. Both are reset.
+  function plain(clauses) {
+    for (const clause of clauses) {
+      clause.editDistance = 0
+      clause.boost = 1
+    }
+  }
+
   const parse = lunr.QueryParser.prototype.parse
   lunr.QueryParser.prototype.parse = function () {
     const query = parse.call(this)
     const clauses = query.clauses
+    plain(clauses)
     markFunctionName(clauses)
     const kept = []
     clauses.forEach((clause, i) => {
