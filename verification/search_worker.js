@@ -320,7 +320,7 @@
   // every indexed word until the worker ran out of memory: no result, ever. Both are reset.
   function plain(clauses) {
     for (const clause of clauses) {
-      clause.editDistance = 0
+      delete clause.editDistance // present at all, even 0, lunr reads the word as fuzzy: no prefix
       clause.boost = 1
     }
   }
