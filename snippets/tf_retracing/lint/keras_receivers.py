@@ -30,6 +30,7 @@ _OTHER_PREDICTORS = (
     "tensorflow_federated",  # its models' predict_on_batch runs inside a tf.function
 )
 _NOT_KERAS = frozenset({*_OTHER_PREDICTORS, "joblib", "pickle", "onnxruntime", "tflite_runtime"})
+_KERAS_MODULES = frozenset({"tensorflow", "keras", "tf_keras"})  # their names are APIs, not models
 # A call whose name says it makes or loads a model (``build_transformer_model``,
 # ``DeepFace.build_model``, ``loadModel``): what a wrapper library around Keras returns.
 _MODEL_MAKER = re.compile(r"^(?:build|load|create|make|get|init|restore|construct)_?\w*model$")
@@ -296,14 +297,24 @@ def _used_as_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> boo
             "built by an imported constructor",
             receiver.id,
             ctx,
-            lambda values: bool(values) and all(_imported_call(facts, v) for v in values),
-        )
+            lambda values: bool(values) and all(imported_call(facts, v) for v in values),
+        ) or _imported_object(facts, receiver.id, ctx)
     elif ctx.class_ is not None and _self_attribute(receiver):
         values = facts.self_attribute_values(ctx.class_, receiver.attr)
-        imported = bool(values) and all(_imported_call(facts, v) for v in values)
+        imported = bool(values) and all(imported_call(facts, v) for v in values)
     else:
         return False
     return imported and _model_methods_called(facts, receiver, ctx)
+
+
+def _imported_object(facts: ModuleFacts, name: str, ctx: Context) -> bool:
+    """``from models import model``: an object another module of the project made, never
+    bound in this file (a model a wrapper library or the project's own module builds)."""
+    scope = facts.binding_scope(name, ctx)
+    if scope is not None and scope.bindings.get(name):
+        return False
+    qualified = facts.aliases.get(name, "")
+    return "." in qualified and qualified.split(".")[0] not in _NOT_KERAS | _KERAS_MODULES
 
 
 def _self_attribute(node: ast.AST) -> bool:
@@ -314,7 +325,7 @@ def _self_attribute(node: ast.AST) -> bool:
     )
 
 
-def _imported_call(facts: ModuleFacts, value: ast.AST) -> bool:
+def imported_call(facts: ModuleFacts, value: ast.AST) -> bool:
     if not isinstance(value, ast.Call):
         return False
     if isinstance(value.func, ast.Name) and facts.unique_class(value.func.id) is not None:

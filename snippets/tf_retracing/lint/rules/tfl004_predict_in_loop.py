@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from tf_retracing.lint.facts import ModuleFacts
 from tf_retracing.lint.keras_receivers import (
     TRAINING_METHODS,
+    imported_call,
     model_construction,
     predicts_like_a_keras_model,
     trained_in_scope,
@@ -46,6 +47,8 @@ def _predicts(facts: ModuleFacts, call: ast.Call, ctx) -> bool:
         return False  # the file's class overrides predict: its body decides (followed)
     if _each_model_once(facts, receiver, ctx):
         return False
+    if _built_by_an_import_in_the_loop(facts, receiver, ctx):
+        return False
     sources = [receiver, *(alias_sources(facts, receiver, ctx) or [])]  # net = m
     return (
         predicts_like_a_keras_model(facts, call, ctx)
@@ -65,6 +68,21 @@ def _each_model_once(facts: ModuleFacts, receiver: ast.AST, ctx) -> bool:
         return False
     bound = [n.id for n in ast.walk(outermost.target) if isinstance(n, ast.Name)]
     return receiver.id in bound and not facts.bound_in_the_same_loop(receiver.id, ctx)
+
+
+def _built_by_an_import_in_the_loop(facts: ModuleFacts, receiver: ast.AST, ctx) -> bool:
+    """``model = create_unet(...)`` from an imported constructor in the innermost loop
+    around the predict: a new model per iteration, left to TFL002 as Keras's own
+    constructors are (an ensemble that builds and loads each listed model once predicts
+    once with each). Built in an outer loop, it still predicts per batch of the inner one."""
+    if not isinstance(receiver, ast.Name):
+        return False
+    return any(
+        imported_call(facts, value)
+        and (value_ctx := facts.contexts.get(id(value))) is not None
+        and value_ctx.loops[-1:] == ctx.loops[-1:]
+        for value in facts.bound_in_the_same_loop(receiver.id, ctx)
+    )
 
 
 def _own_predict(facts: ModuleFacts, receiver: ast.AST, ctx) -> ast.AST | None:
@@ -255,6 +273,23 @@ model = Classifier()
 for batch in batches:
     model.predict(batch)
 """,
+        # an imported object used as a model (load_weights) in a file that imports nothing else
+        """
+from models import model
+model.load_weights("best.weights.h5")
+while True:
+    text = input()
+    model.predict(encode(text))
+""",
+        # built by an imported constructor per checkpoint, then predicted per image
+        """
+from unets import create_unet
+for weights in checkpoints:
+    model = create_unet()
+    model.load_weights(weights)
+    for image in images:
+        model.predict(image)
+""",
         # Keras sets self.model in a callback
         """
 class Report(keras.callbacks.Callback):
@@ -349,6 +384,14 @@ class Classifier(keras.Model):
 model = Classifier()
 for batch in batches:
     model.predict(batch)
+""",
+        # an ensemble: each listed model built by an imported constructor, loaded, used once
+        """
+from unets import create_unet
+for weights in ["fold0.h5", "fold1.h5", "fold2.h5"]:
+    model = create_unet()
+    model.load_weights(weights)
+    total += model.predict(volume)
 """,
         # predict once, on all the data, then a loop over the results
         """
