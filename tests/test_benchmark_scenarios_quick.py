@@ -1,20 +1,24 @@
 """Every benchmark scenario runs its quick profile in the suite (issue 44): a change to a
-scenario, or to the code it measures, is exercised before its next full run. Timings are
+scenario, or to the code it measures, is exercised before its next full run. A scenario
+whose committed full results ran this very code in this environment is left to the
+schedule (proven_by_committed_results): its full run already exercised it. Timings are
 left to the benchmark; what is pinned is structural: which variants exist, how many times
 each traced, that the results validate, and that they record the hash of the code they ran."""
 
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
+from importlib import metadata
 
 import pytest
 
 from benchmarks.cli import worker_env
 from benchmarks.code_hash import code_ast_hash, code_hash
 from benchmarks.scenarios import NAMES, SCENARIOS
-from benchmarks.schema import load_results, write_results
+from benchmarks.schema import RESULTS_DIR, ResultsError, load_results, write_results
 from verification.harness.codeblocks import ROOT
 from verification.harness.preloaded_python import PreloadedPython
 
@@ -54,9 +58,34 @@ OWN_PROCESSES = {
 }
 
 
+def proven_by_committed_results(name: str, results_dir=RESULTS_DIR) -> bool:
+    """Whether the committed CPU results of ``name`` ran this very code (the hash of the
+    files it measures) with the installed TensorFlow, Keras and Python. The full profile
+    then ran every code path the quick one runs, here, and make test leaves the quick
+    profile to the schedule; a change to the scenario, to the code it measures or to the
+    environment brings it back into make test before the next full run (issue 44)."""
+    try:
+        result = load_results(results_dir)["cpu"].scenarios[name]
+    except (ResultsError, KeyError):
+        return False
+    provenance = result["provenance"]
+    installed = {
+        "tensorflow": metadata.version("tensorflow"),
+        "keras": metadata.version("keras"),
+        "python": platform.python_version(),
+    }
+    return (
+        provenance.get("profile") == "full"
+        and result.get("code_hash") == code_hash(result["measured"])
+        and all(provenance.get(key) == value for key, value in installed.items())
+    )
+
+
 def quick_profiles() -> list:
     return [
-        pytest.param(name, marks=pytest.mark.scheduled) if name in OWN_PROCESSES else name
+        pytest.param(name, marks=pytest.mark.scheduled)
+        if name in OWN_PROCESSES or proven_by_committed_results(name)
+        else name
         for name in NAMES
     ]
 
@@ -71,6 +100,39 @@ def test_the_scenarios_left_to_the_schedule_are_those_that_start_processes():
         if "subprocess.run(" in source or "ray.init(" in source or SCENARIOS[name].environment:
             starting.add(name)
     assert starting == set(OWN_PROCESSES)
+
+
+def test_a_quick_profile_comes_back_when_its_code_or_environment_changes(tmp_path):
+    """Results prove a scenario only for the code and the environment they ran: a different
+    code hash, TensorFlow version or profile puts its quick profile back in make test, a
+    scenario without results is never proven, and one run by this code here is."""
+    committed = json.loads((RESULTS_DIR / "cpu.json").read_text("utf-8"))
+    name = next(n for n in committed["scenarios"] if n not in OWN_PROCESSES)
+    changes = {
+        "code": lambda scenarios: scenarios[name].update(code_hash="0" * 12),
+        "tensorflow": lambda scenarios: scenarios[name]["provenance"].update(tensorflow="2.0.0"),
+        "quick run": lambda scenarios: scenarios[name]["provenance"].update(profile="quick"),
+        "missing": lambda scenarios: scenarios.pop(name),
+    }
+    for what, change in changes.items():
+        copy = json.loads(json.dumps(committed))
+        change(copy["scenarios"])
+        folder = tmp_path / what
+        folder.mkdir()
+        (folder / "cpu.json").write_text(json.dumps(copy), encoding="utf-8")
+        assert not proven_by_committed_results(name, folder), what
+    proven = committed["scenarios"][name]  # as if run now, here, by this code
+    proven["code_hash"] = code_hash(proven["measured"])
+    proven["provenance"].update(
+        profile="full",
+        tensorflow=metadata.version("tensorflow"),
+        keras=metadata.version("keras"),
+        python=platform.python_version(),
+    )
+    folder = tmp_path / "this code, here"
+    folder.mkdir()
+    (folder / "cpu.json").write_text(json.dumps(committed), encoding="utf-8")
+    assert proven_by_committed_results(name, folder)
 
 
 @pytest.fixture(scope="module")
