@@ -326,6 +326,8 @@ def _self_attribute(node: ast.AST) -> bool:
 
 
 def imported_call(facts: ModuleFacts, value: ast.AST) -> bool:
+    """A call of something the file imports (not one of its classes), from a library not
+    known for other models with ``predict``."""
     if not isinstance(value, ast.Call):
         return False
     if isinstance(value.func, ast.Name) and facts.unique_class(value.func.id) is not None:

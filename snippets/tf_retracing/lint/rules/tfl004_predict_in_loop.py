@@ -72,9 +72,9 @@ def _each_model_once(facts: ModuleFacts, receiver: ast.AST, ctx) -> bool:
 
 def _built_by_an_import_in_the_loop(facts: ModuleFacts, receiver: ast.AST, ctx) -> bool:
     """``model = create_unet(...)`` from an imported constructor in the innermost loop
-    around the predict: a new model per iteration, left to TFL002 as Keras's own
-    constructors are (an ensemble that builds and loads each listed model once predicts
-    once with each). Built in an outer loop, it still predicts per batch of the inner one."""
+    around the predict: a new model per iteration, which TFL004 leaves alone as it does
+    Keras's own constructors there (often an ensemble, predicting once with each model it
+    loads). Built in an outer loop, it still predicts per batch of the inner one."""
     if not isinstance(receiver, ast.Name):
         return False
     return any(
