@@ -98,6 +98,12 @@ SETS = {
         ROOT / "tests" / "fixtures" / "search" / "held_out_10.toml",
         Path(__file__).resolve().parent / "search_heldout_10_results.json",
     ),
+    # Written blind on 2026-11-29 (evening) by a helper who never ran a ranking, while set
+    # 10's sealed half was still unscored, against the pages of commit 7914792.
+    "11": (
+        ROOT / "tests" / "fixtures" / "search" / "held_out_11.toml",
+        Path(__file__).resolve().parent / "search_heldout_11_results.json",
+    ),
 }
 HALVES = ("tune", "sealed")
 MACHINERIES = ("material", "material-stock", "pagefind")
