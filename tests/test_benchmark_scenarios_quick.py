@@ -7,6 +7,7 @@ each traced, that the results validate, and that they record the hash of the cod
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import subprocess
@@ -58,6 +59,16 @@ OWN_PROCESSES = {
 }
 
 
+@functools.cache
+def _committed_cpu_scenarios(results_dir) -> dict:
+    """The CPU results file's scenarios, read and validated once per folder (collection
+    asks for each scenario), or nothing when the folder holds no valid CPU results."""
+    try:
+        return load_results(results_dir)["cpu"].scenarios
+    except (ResultsError, KeyError):
+        return {}
+
+
 def proven_by_committed_results(name: str, results_dir=RESULTS_DIR) -> bool:
     """Whether the committed CPU results of ``name`` ran this very code (the hash of the
     files it measures, compared as ``benchmarks stale`` compares it: comments and
@@ -65,9 +76,8 @@ def proven_by_committed_results(name: str, results_dir=RESULTS_DIR) -> bool:
     then ran every code path the quick one runs, here, and make test leaves the quick
     profile to the schedule; a change to the scenario, to the code it measures or to the
     environment brings it back into make test before the next full run (issue 44)."""
-    try:
-        result = load_results(results_dir)["cpu"].scenarios[name]
-    except (ResultsError, KeyError):
+    result = _committed_cpu_scenarios(results_dir).get(name)
+    if result is None:
         return False
     provenance = result["provenance"]
     installed = {

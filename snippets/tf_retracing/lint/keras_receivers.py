@@ -310,8 +310,7 @@ def _used_as_a_model(facts: ModuleFacts, receiver: ast.AST, ctx: Context) -> boo
 def _imported_object(facts: ModuleFacts, name: str, ctx: Context) -> bool:
     """``from models import model``: an object another module of the project made, never
     bound in this file (a model a wrapper library or the project's own module builds)."""
-    scope = facts.binding_scope(name, ctx)
-    if scope is not None and scope.bindings.get(name):
+    if facts.values_of(name, ctx):
         return False
     qualified = facts.aliases.get(name, "")
     return "." in qualified and qualified.split(".")[0] not in _NOT_KERAS | _KERAS_MODULES
