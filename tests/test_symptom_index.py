@@ -21,9 +21,11 @@ MESSAGES = load()
 
 
 def installed_file(message: Message) -> Path:
+    """The file that holds the message's literals: its Python source, or the compiled
+    library C++ built it into."""
     spec = importlib.util.find_spec(message.package)
     assert spec is not None and spec.origin, f"{message.package} is not installed"
-    return Path(spec.origin).parent / message.path
+    return Path(spec.origin).parent / (message.library or message.path)
 
 
 def one_line(text: str) -> str:
@@ -41,9 +43,14 @@ def test_the_message_is_in_the_source_it_cites(message):
         f"{message.title!r} cites {message.package} {message.version}; {installed} is "
         "installed: read the message in its source again and update the entry"
     )
-    source = installed_file(message).read_text(encoding="utf-8")
-    for literal in message.literals:
-        assert literal in source, f"{message.title!r}: {literal!r} not in {message.path}"
+    if message.library:  # C++ prints it: its literals are in the compiled library
+        library = installed_file(message).read_bytes()
+        for literal in message.literals:
+            assert literal.encode() in library, f"{message.title!r}: {literal!r} not in it"
+    else:
+        source = installed_file(message).read_text(encoding="utf-8")
+        for literal in message.literals:
+            assert literal in source, f"{message.title!r}: {literal!r} not in {message.path}"
     if not message.python_builds:
         for literal in message.literals:
             assert one_line(literal) in one_line(message.shown), (message.title, literal)

@@ -8,7 +8,10 @@ test can check the file still says them (tests/test_symptom_index.py); ``shown``
 reader pastes, and holds every literal unless Python composes the message
 (``python_builds``). A message an older release printed names the published wheel it was
 read from (``wheel``); verification/symptoms/wheels.py reads it there and records where
-each literal stands (wheels.json), since the installed release no longer holds it."""
+each literal stands (wheels.json), since the installed release no longer holds it. A
+message TensorFlow's C++ runtime prints (XLA's, for one) names the compiled library of the
+installed package that holds its literals (``library``); its ``path`` is then the C++ source
+in the repository, which the wheel does not ship."""
 
 from __future__ import annotations
 
@@ -51,6 +54,7 @@ class Message:
     answer: str
     python_builds: str = ""
     wheel: str = ""
+    library: str = ""  # a compiled library of the package, for a message C++ prints
 
     @property
     def page(self) -> str:
@@ -85,7 +89,7 @@ def load(path: Path = MESSAGES) -> list[Message]:
                 f"{path}: message {number} ({entry['title']!r}): answer needs a section "
                 f"(page.md#anchor), not {entry['answer']!r}"
             )
-        unknown = set(entry) - set(FIELDS) - {"python_builds", "wheel"}
+        unknown = set(entry) - set(FIELDS) - {"python_builds", "wheel", "library"}
         if unknown:
             raise ValueError(f"{path}: message {number} has unknown fields {sorted(unknown)}")
         messages.append(Message(**{**entry, "literals": tuple(entry["literals"])}))
@@ -154,7 +158,9 @@ def _entry(message: Message, markdown: str, link: str) -> str:
         f"```text\n{message.shown}\n```\n\n"
         f"Answered in [{heading}]({link}#{message.anchor}). "
         f"Printed by [`{source}`]({message.source_url()}) ({name} {message.version}"
-        + (", an older release: read from its published wheel)." if message.wheel else ").")
+        + (", an older release: read from its published wheel" if message.wheel else "")
+        + (f", compiled into `{message.library}`" if message.library else "")
+        + ")."
         + (f" {message.python_builds}" if message.python_builds else "")
     )
     title = message.title.replace('"', "&quot;")
