@@ -239,16 +239,19 @@ def _xla_choice_table(rows: list[Mapping[str, Any]]) -> str:
         "graph is traced plainly and for XLA and timed on that request's input, and XLA is "
         "kept where it is faster and its output agrees; the trial times (µs, medians of "
         "7 calls), then the steady time of the chosen graph and its speedup over a dedicated "
-        "`tf.function` per model (95% CI over the rounds):\n",
+        "`tf.function` per model (95% CI over the rounds). The last column is the A/A "
+        "comparison: a second, identical dedicated function against the first, in the same "
+        "rounds; a speedup within its spread is this machine's noise, not a difference:\n",
         "| Architecture | Batch | Chosen | Trial: plain | Trial: XLA | Steady, chosen "
-        "| Speedup over dedicated (95% CI) |",
-        "|---|--:|---|--:|--:|--:|--:|",
+        "| Speedup over dedicated (95% CI) | A/A: dedicated twice (95% CI) |",
+        "|---|--:|---|--:|--:|--:|--:|--:|",
     ]
     lines += [
         f"| {text(row['architecture'])} | {row['batch']} | {text(row['xla_choice'])} "
         f"| {_optional_number(row.get('xla_trial_plain_us'))} "
         f"| {_optional_number(row.get('xla_trial_xla_us'))} "
-        f"| {number(row['shared_xla_us'])} | {_interval(row, 'xla_')} |"
+        f"| {number(row['shared_xla_us'])} | {_interval(row, 'xla_')} "
+        f"| {_interval(row, 'aa_') if 'aa_speedup_median' in row else 'not measured'} |"
         for row in chosen
     ]
     return "\n".join(lines) + "\n"

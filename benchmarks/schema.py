@@ -173,6 +173,8 @@ SERVING_ARCHITECTURES = record(
                             "xla_trial_xla_us",
                             "shared_xla_us",
                             *(f"xla_speedup_{p}" for p in ("median", "ci_low", "ci_high")),
+                            # the A/A comparison (results from before it have none)
+                            *(f"aa_speedup_{p}" for p in ("median", "ci_low", "ci_high")),
                         ),
                         POSITIVE,
                     ),

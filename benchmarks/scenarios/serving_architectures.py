@@ -8,7 +8,10 @@ traced), of that function's concrete function called directly, and of
 ``predict_on_batch``, in interleaved rounds, with the speedup of the shared graph over the
 dedicated functions (dedicated time / shared time, per round) and over their concrete
 functions, with bootstrap intervals, the number of variables, the traces each took and
-the route the predictor chose.
+the route the predictor chose. An A/A comparison runs in the same rounds: a second
+dedicated ``tf.function`` of each model, identical to the first, whose speedup over the
+first says how far from 1 two identical calls land on this machine, so that a shared
+graph's speedup within that spread is read as a tie.
 
 The concrete function is the dedicated model's own graph without ``tf.function``'s
 dispatch (the lookup that finds the trace hashes every captured variable). It is not a
@@ -105,6 +108,8 @@ class Served:
         warnings.filterwarnings("ignore", category=ServingFallbackWarning)
         warnings.filterwarnings("ignore", category=StaleKerasStateWarning)
         self.dedicated = [_dedicated_function(m) for m in self.models]
+        # The same function made twice: the A/A comparison of the machine's noise.
+        self.dedicated_again = [_dedicated_function(m) for m in self.models]
         self.concrete = [f.get_concrete_function(self.x) for f in self.dedicated]
 
     def shared(self, k: int):
@@ -132,6 +137,9 @@ class Served:
 
     def own(self, k: int):
         return self.dedicated[k](self.x)
+
+    def own_again(self, k: int):
+        return self.dedicated_again[k](self.x)
 
     def graph_alone(self, k: int):
         return self.concrete[k](self.x)
@@ -168,6 +176,7 @@ def measure_architecture(name: str, maker, batch: int, rounds: int, calls: int) 
         "shared": served.shared,
         "shared_xla": served.shared_xla,
         "dedicated": served.own,
+        "dedicated_again": served.own_again,
         "graph": served.graph_alone,
         "pob": served.predict_on_batch,
     }
@@ -181,6 +190,7 @@ def measure_architecture(name: str, maker, batch: int, rounds: int, calls: int) 
     ci = _speedup_ci(times["dedicated"], times["shared"])
     graph_ci = _speedup_ci(times["graph"], times["shared"])
     xla_ci = _speedup_ci(times["dedicated"], times["shared_xla"])
+    same_ci = _speedup_ci(times["dedicated"], times["dedicated_again"])
     reason = served.predictor.fallback_reason(served.models[0])
     return {
         "architecture": name,
@@ -207,6 +217,10 @@ def measure_architecture(name: str, maker, batch: int, rounds: int, calls: int) 
         "xla_speedup_median": xla_ci["median"],
         "xla_speedup_ci_low": xla_ci["ci_low"],
         "xla_speedup_ci_high": xla_ci["ci_high"],
+        # A/A: the dedicated function against an identical second one, in the same rounds.
+        "aa_speedup_median": same_ci["median"],
+        "aa_speedup_ci_low": same_ci["ci_low"],
+        "aa_speedup_ci_high": same_ci["ci_high"],
     }
 
 
