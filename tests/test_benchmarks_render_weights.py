@@ -120,11 +120,11 @@ def test_the_xla_table_shows_the_aa_comparison_where_the_run_made_it():
         "shared_xla_us": 900.0,
         **{
             f"xla_speedup_{part}": v
-            for part, v in zip(("median", "ci_low", "ci_high"), (1.01, 0.99, 1.03))
+            for part, v in zip(("median", "ci_low", "ci_high"), (1.01, 0.99, 1.03), strict=True)
         },
         **{
             f"aa_speedup_{part}": v
-            for part, v in zip(("median", "ci_low", "ci_high"), (0.99, 0.97, 1.02))
+            for part, v in zip(("median", "ci_low", "ci_high"), (0.99, 0.97, 1.02), strict=True)
         },
     }
     assert _xla_choice_table([row]).rstrip().endswith("| 1.01 (0.990–1.03) | 0.990 (0.970–1.02) |")
