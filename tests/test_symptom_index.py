@@ -43,14 +43,12 @@ def test_the_message_is_in_the_source_it_cites(message):
         f"{message.title!r} cites {message.package} {message.version}; {installed} is "
         "installed: read the message in its source again and update the entry"
     )
-    if message.library:  # C++ prints it: its literals are in the compiled library
-        library = installed_file(message).read_bytes()
-        for literal in message.literals:
-            assert literal.encode() in library, f"{message.title!r}: {literal!r} not in it"
-    else:
-        source = installed_file(message).read_text(encoding="utf-8")
-        for literal in message.literals:
-            assert literal in source, f"{message.title!r}: {literal!r} not in {message.path}"
+    # Bytes, so that a compiled library (a message C++ prints) is read as a Python source
+    # is: a UTF-8 text holds a string exactly when its bytes hold the string's UTF-8 bytes.
+    held = installed_file(message).read_bytes()
+    for literal in message.literals:
+        where = message.library or message.path
+        assert literal.encode("utf-8") in held, f"{message.title!r}: {literal!r} not in {where}"
     if not message.python_builds:
         for literal in message.literals:
             assert one_line(literal) in one_line(message.shown), (message.title, literal)

@@ -19,7 +19,7 @@ import posixpath
 import re
 import textwrap
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 MESSAGES = Path(__file__).resolve().parent / "messages.toml"
@@ -89,7 +89,7 @@ def load(path: Path = MESSAGES) -> list[Message]:
                 f"{path}: message {number} ({entry['title']!r}): answer needs a section "
                 f"(page.md#anchor), not {entry['answer']!r}"
             )
-        unknown = set(entry) - set(FIELDS) - {"python_builds", "wheel", "library"}
+        unknown = set(entry) - {field.name for field in fields(Message)}
         if unknown:
             raise ValueError(f"{path}: message {number} has unknown fields {sorted(unknown)}")
         messages.append(Message(**{**entry, "literals": tuple(entry["literals"])}))
