@@ -7,7 +7,11 @@ float16 (one float16 ulp at 100 is 0.0625, 6e-4 of it). Every input is seeded.
 
 from __future__ import annotations
 
+import functools
 import gc
+import os
+import subprocess
+import sys
 import threading
 import warnings
 import weakref
@@ -326,6 +330,43 @@ def with_nan_weight(model):
     return model
 
 
+# oneDNN's fused MatMul+BiasAdd+Relu turns a NaN into 0 in a graph, where the eager Relu
+# keeps NaN. TensorFlow turns oneDNN on by default only on CPUs with AVX-512 and the like;
+# TF_ENABLE_ONEDNN_OPTS=1, read when TensorFlow loads, turns it on on any x86 CPU.
+ONEDNN = "TF_ENABLE_ONEDNN_OPTS"
+
+
+@functools.cache
+def graph_turns_nan_into_zero() -> bool:
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, activation="relu")])
+    model.set_weights([np.array([[np.nan], [1.0]], "float32"), np.zeros(1, "float32")])
+    x = tf.ones((1, 2))
+    graph = tf.function(lambda x: model(x, training=False))(x)
+    return bool(np.isnan(model(x, training=False)).all() and (graph.numpy() == 0).all())
+
+
+def with_onednn_fusion(test):
+    """Run ``test`` where a graph turns a NaN into 0 as oneDNN's fused kernel does: in this
+    process if its TensorFlow does, else in a pytest of its own with oneDNN turned on."""
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        if graph_turns_nan_into_zero():
+            return test(*args, **kwargs)
+        if os.environ.get(ONEDNN) == "1":
+            pytest.fail("with TF_ENABLE_ONEDNN_OPTS=1 a graph still keeps NaN: no oneDNN here")
+        child = subprocess.run(
+            [sys.executable, "-m", "pytest", "-n", "0", "-q", f"{__file__}::{test.__name__}"],
+            env={**os.environ, ONEDNN: "1"},
+            capture_output=True,
+            text=True,
+        )
+        assert child.returncode == 0, child.stdout[-4000:] + child.stderr[-2000:]
+        assert "1 passed" in child.stdout, child.stdout[-2000:]
+
+    return run
+
+
 def served_with_warnings(predictor, model, x):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -333,6 +374,7 @@ def served_with_warnings(predictor, model, x):
     return out, [w.category for w in caught], [str(w.message) for w in caught]
 
 
+@with_onednn_fusion
 def test_a_nan_weight_the_graph_turns_into_numbers_is_served_shared_and_named():
     # A Dense fused with its Relu gives 0 for NaN in a graph, NaN eagerly: the shared
     # graph answers as the model's own tf.function does, and the warning says how that
@@ -368,6 +410,7 @@ def test_a_nan_output_eager_and_graph_agree_on_is_served_without_a_warning():
     assert np.isnan(out).any()
 
 
+@with_onednn_fusion
 def test_a_graph_that_differs_from_its_own_function_beyond_nan_still_falls_back(monkeypatch):
     # The own traced function is the reference only where it agrees: were it to differ
     # from the shared graph, the model leaves the shared route, naming both.

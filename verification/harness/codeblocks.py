@@ -134,6 +134,26 @@ def page_blocks(path: Path, options: dict | None = None) -> list[DocBlock]:
     return extract_python_blocks(expand_includes(text, source, options), source)
 
 
+# Environment variables a page tells its reader to set before Python starts, for settings
+# TensorFlow reads only when it loads (TF_ENABLE_ONEDNN_OPTS): a page that needs one says so
+# in its prose and carries this comment, and its blocks then run in a fresh interpreter
+# started with them (verification/harness/standalone_runner.py), not in one forked from a
+# process that has already loaded TensorFlow.
+READER_ENVIRONMENT = re.compile(r"<!--\s*reader-environment:\s*(.*?)\s*-->")
+
+
+def page_environment(path: Path) -> dict[str, str]:
+    """The variables of ``path``'s ``<!-- reader-environment: NAME=VALUE ... -->``, if any."""
+    found = READER_ENVIRONMENT.search(path.read_text(encoding="utf-8"))
+    if found is None:
+        return {}
+    pairs = [item.partition("=") for item in shlex.split(found[1])]
+    bad = [name for name, equals, _ in pairs if not equals or not name.isidentifier()]
+    if bad:
+        raise HarnessError(f"{relative_name(path)}: reader-environment wants NAME=VALUE, got {bad}")
+    return {name: value for name, _, value in pairs}
+
+
 def relative_name(path: Path) -> str:
     try:
         return path.resolve().relative_to(ROOT).as_posix()

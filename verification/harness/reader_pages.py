@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from verification.harness.codeblocks import ROOT, HarnessError, page_blocks
+from verification.harness.codeblocks import ROOT, HarnessError, page_blocks, page_environment
 
 UV = ROOT / ".tools" / "bin" / "uv"
 RUNNER = Path(__file__).with_name("standalone_runner.py")
@@ -38,10 +38,13 @@ def page_jobs(pages: list[Path], workdir: Path) -> list[dict]:
         out = results_file(workdir, index)
         try:
             blocks = page_blocks(page)
+            environment = page_environment(page)
         except HarnessError as error:
             out.write_text(json.dumps({"error": str(error), "blocks": []}), encoding="utf-8")
             continue
-        jobs.append({"name": str(page), "out": str(out), "blocks": [job_block(b) for b in blocks]})
+        job = {"name": str(page), "out": str(out), "blocks": [job_block(b) for b in blocks]}
+        job["environment"] = environment
+        jobs.append(job)
     return jobs
 
 

@@ -14,6 +14,10 @@ per core at a time. A child writes {"error", "environment", "blocks"} to its "ou
 a child that dies without writing gets a crash record, so the caller never waits for
 nothing.
 
+A page whose job names an ``environment`` (variables TensorFlow reads when it loads, such as
+TF_ENABLE_ONEDNN_OPTS: codeblocks.page_environment) is not run in the forked child: the
+child starts a fresh interpreter with them instead (``--job``), as the reader's own.
+
 With ``--page`` (the version matrix, verification/matrix/runner.py), this process runs the one
 page NAME of BLOCKS.json ({name: [code, ...]}) itself and prints its blocks' results.
 """
@@ -73,6 +77,12 @@ def write_results(out, results):
 
 
 def run_child(job):
+    if job.get("environment"):  # settings read when TensorFlow loads: a fresh interpreter
+        path = job["out"] + ".job.json"
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(job, file)
+        argv = [sys.executable, "-I", os.path.abspath(__file__), "--job", path]
+        os.execve(sys.executable, argv, {**os.environ, **job["environment"]})
     try:
         blocks = run_page(job["blocks"])
         write_results(job["out"], {"error": "", "environment": sys.prefix, "blocks": blocks})
@@ -108,6 +118,11 @@ def serve(jobs):
 
 
 def main(argv):
+    if argv[1] == "--job":  # one page of JOBS.json, in this fresh interpreter
+        with open(argv[2], encoding="utf-8") as file:
+            job = json.load(file)
+        job["environment"] = {}
+        run_child(job)
     if argv[1] == "--page":
         with open(argv[2], encoding="utf-8") as file:
             codes = json.load(file)[argv[3]]
