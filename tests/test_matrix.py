@@ -871,3 +871,36 @@ def test_the_copied_package_tests_collect_on_their_own(tmp_path):
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert re.search(r"\d+/\d+ tests collected \(\d+ deselected\)", done.stdout), done.stdout[-500:]
+
+
+def test_a_page_runs_with_what_it_tells_its_reader_to_set_and_the_setups_own_win(
+    tmp_path, monkeypatch
+):
+    # A page's reader-environment (TF_ENABLE_ONEDNN_OPTS=1 on Serving a thousand tenants)
+    # reaches the page's process on every setup; a setup's own variable of the same name wins.
+    import subprocess
+    from types import SimpleNamespace
+
+    from verification.matrix import runner
+    from verification.matrix.entries import Entry
+
+    seen = []
+
+    def fake_run(command, **kwargs):
+        seen.append(kwargs["env"])
+        return SimpleNamespace(stdout="[]", returncode=0, stderr="")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.delenv("TF_ENABLE_ONEDNN_OPTS", raising=False)
+    name = "docs/guide/serving-at-scale.md"
+    work = SimpleNamespace(
+        folder=tmp_path,
+        runner=tmp_path / "r.py",
+        blocks_file=tmp_path / "b.json",
+        pages={name: runner.page_blocks(runner.ROOT / name)},
+    )
+    plain = Entry("plain", "plain", "3.12", "2.21.0", "3.15.1")
+    off = Entry("off", "off", "3.12", "2.21.0", "3.15.1", env={"TF_ENABLE_ONEDNN_OPTS": "0"})
+    runner.run_page(Path("python"), plain, work, name)
+    runner.run_page(Path("python"), off, work, name)
+    assert [env.get("TF_ENABLE_ONEDNN_OPTS") for env in seen] == ["1", "0"]

@@ -41,6 +41,7 @@ from verification.harness.codeblocks import (
     documented_pages,
     output_mismatch,
     page_blocks,
+    page_environment,
 )
 from verification.matrix import schema
 from verification.matrix.entries import (
@@ -346,7 +347,9 @@ def run_page(python: Path, entry: Entry, work: Workspace, name: str) -> dict:
             cwd=work.folder,
             capture_output=True,
             text=True,
-            env=run_env(entry),
+            # What the page tells its reader to set before Python starts; the setup's own
+            # variables (the condition it tests) win.
+            env={**page_environment(ROOT / name), **run_env(entry)},
             timeout=PAGE_TIMEOUT,
         )
         ran = json.loads(proc.stdout)
