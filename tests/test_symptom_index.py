@@ -46,8 +46,8 @@ def test_the_message_is_in_the_source_it_cites(message):
     # Bytes, so that a compiled library (a message C++ prints) is read as a Python source
     # is: a UTF-8 text holds a string exactly when its bytes hold the string's UTF-8 bytes.
     held = installed_file(message).read_bytes()
+    where = message.library or message.path
     for literal in message.literals:
-        where = message.library or message.path
         assert literal.encode("utf-8") in held, f"{message.title!r}: {literal!r} not in {where}"
     if not message.python_builds:
         for literal in message.literals:

@@ -42,9 +42,14 @@ def page_jobs(pages: list[Path], workdir: Path) -> list[dict]:
         except HarnessError as error:
             out.write_text(json.dumps({"error": str(error), "blocks": []}), encoding="utf-8")
             continue
-        job = {"name": str(page), "out": str(out), "blocks": [job_block(b) for b in blocks]}
-        job["environment"] = environment
-        jobs.append(job)
+        jobs.append(
+            {
+                "name": str(page),
+                "out": str(out),
+                "blocks": [job_block(b) for b in blocks],
+                "environment": environment,
+            }
+        )
     return jobs
 
 

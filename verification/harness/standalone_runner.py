@@ -83,6 +83,10 @@ def run_child(job):
             json.dump(job, file)
         argv = [sys.executable, "-I", os.path.abspath(__file__), "--job", path]
         os.execve(sys.executable, argv, {**os.environ, **job["environment"]})
+    run_job(job)
+
+
+def run_job(job):
     try:
         blocks = run_page(job["blocks"])
         write_results(job["out"], {"error": "", "environment": sys.prefix, "blocks": blocks})
@@ -120,9 +124,7 @@ def serve(jobs):
 def main(argv):
     if argv[1] == "--job":  # one page of JOBS.json, in this fresh interpreter
         with open(argv[2], encoding="utf-8") as file:
-            job = json.load(file)
-        job["environment"] = {}
-        run_child(job)
+            run_job(json.load(file))
     if argv[1] == "--page":
         with open(argv[2], encoding="utf-8") as file:
             codes = json.load(file)[argv[3]]
