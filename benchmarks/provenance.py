@@ -57,6 +57,20 @@ def gpu_details() -> dict[str, str] | None:
     }
 
 
+ONEDNN_SWITCH = "TF_ENABLE_ONEDNN_OPTS"
+
+
+def onednn_state() -> str:
+    """Whether this process's TensorFlow runs its oneDNN CPU kernels, and what decided it.
+    TensorFlow turns them on by default only on CPUs with neural-network instructions, so
+    two machines differ in what the same command measured unless this is recorded."""
+    from tf_retracing._internals import onednn_enabled
+
+    state = {True: "on", False: "off", None: "unknown"}[onednn_enabled()]
+    switch = os.environ.get(ONEDNN_SWITCH)
+    return f"{state} ({ONEDNN_SWITCH}={switch})" if switch is not None else f"{state} (default)"
+
+
 def collect(profile: str, device: str, command: str) -> dict[str, object]:
     return {
         "profile": profile,
@@ -68,6 +82,7 @@ def collect(profile: str, device: str, command: str) -> dict[str, object]:
         "cpu_model": cpu_model(),
         "cpu_cores": os.cpu_count() or 1,
         "gpu": gpu_details() if device == "gpu" else None,
+        "onednn": onednn_state(),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "git_commit": git_commit(),
         "command": command,

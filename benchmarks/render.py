@@ -89,6 +89,8 @@ def spread_text(summary: Mapping[str, float]) -> str:
 def provenance_line(result: Mapping[str, Any]) -> str:
     p = result["provenance"]
     machine = f"{text(p['cpu_model'])}, {p['cpu_cores']} cores"
+    if "onednn" in p:  # recorded since runs were made where oneDNN's default differs
+        machine += f", oneDNN {text(p['onednn'])}"
     if p["gpu"]:
         machine = f"{text(p['gpu']['name'])} (driver {text(p['gpu']['driver'])}), host {machine}"
     return (

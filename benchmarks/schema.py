@@ -78,7 +78,7 @@ TEXT_VALUES["expected"] = "an object of text values"  # a scenario's parameters
 SUMMARY = record(
     {"median": POSITIVE, "p5": NUMBER, "p25": NUMBER, "p75": NUMBER, "p95": NUMBER, "n": COUNT}
 )
-PROVENANCE = record(
+PROVENANCE = fields(
     {
         "profile": one_of(*PROFILES),
         "device": one_of(*DEVICES),
@@ -86,7 +86,11 @@ PROVENANCE = record(
         "cpu_cores": COUNT,
         "gpu": ANYTHING,  # null in a CPU file, an object in a GPU file: checked below
         **dict.fromkeys(("date", "git_commit", "command"), TEXT),
-    }
+    },
+    # Whether TensorFlow ran its oneDNN CPU kernels: recorded since runs were made on CPUs
+    # where the default differs, absent from the runs before.
+    optional={"onednn": TEXT},
+    closed=False,
 )
 GPU = record({"name": TEXT, "driver": TEXT})
 VARIANT = record(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+import html
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import markdown
 import pytest
 
 from benchmarks.lookup import headline_ratio
@@ -17,6 +19,7 @@ from benchmarks.render import (
     device_tables,
     gpu_section,
     number,
+    provenance_line,
     replace_markers,
     runs_table,
     scenario_plot,
@@ -214,3 +217,11 @@ def test_a_miss_names_its_price_or_that_only_the_intervals_upper_end_misses(row,
     from benchmarks.render import _price_text
 
     assert _price_text(row).startswith(expected)
+
+
+def test_the_provenance_line_says_whether_onednn_ran_when_the_run_recorded_it(results):
+    result = copy.deepcopy(results["cpu"].scenarios["loop_count"])
+    assert "oneDNN" not in provenance_line(result)  # not recorded: nothing claimed
+    result["provenance"]["onednn"] = "on (TF_ENABLE_ONEDNN_OPTS=1)"
+    shown = markdown.markdown(provenance_line(result))  # the text escapes its underscores
+    assert ", 2 cores, oneDNN on (TF_ENABLE_ONEDNN_OPTS=1);" in html.unescape(shown)

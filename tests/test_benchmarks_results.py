@@ -210,3 +210,12 @@ def test_a_writer_holds_the_folder_lock_from_reading_to_replacing(results_dir, d
     assert lock_is_free()
     write_results(path, "cpu", {names[1]: fixture[names[1]]})
     assert set(names) <= set(load_results(results_dir)["cpu"].scenarios)
+
+
+def test_onednn_state_may_be_absent_but_must_be_text_when_recorded(results_dir, document):
+    provenance = document["scenarios"]["predict_loop"]["provenance"]
+    assert "onednn" not in provenance  # runs made before it was recorded stay valid
+    load_results(results_dir)
+    provenance["onednn"] = 1
+    write(results_dir, document)
+    assert "scenarios.predict_loop.provenance.onednn: expected text" in load_error(results_dir)
