@@ -385,3 +385,29 @@ def test_the_perturbed_input_is_probed_until_a_tenants_check_passes_with_it(monk
         with pytest.warns(ServingFallbackWarning, match=f"tenant {k} cannot share a graph"):
             predictor.predict(k, first_input)
         assert "differs from model(x)" in predictor.fallback_reason(k)
+
+
+def test_freed_heap_memory_is_returned_once_per_so_many_tenant_checks():
+    from tf_retracing.serving.freed_memory import FreedMemory
+
+    calls = []
+    predictor = SharedGraphPredictor()
+    predictor._freed_memory = FreedMemory(every=3, trim=calls.append)
+    model = mlp_with_state(0)
+    x = inputs()
+    for k in range(7):
+        predictor.add_weights(k, model, mlp_with_state(k).get_weights())
+        served_quietly(predictor, k, x)
+    for k in range(7):  # steady requests check nothing, so trim nothing
+        served_quietly(predictor, k, x)
+    assert calls == [0, 0]  # after the 3rd and 6th of 7 checks, malloc_trim(0)
+    assert predictor._freed_memory.trims == 2
+
+
+def test_without_a_c_library_trim_nothing_is_called():
+    from tf_retracing.serving.freed_memory import FreedMemory
+
+    freed = FreedMemory(every=1, trim=None)
+    freed._trim = None  # as on a system whose C library has no malloc_trim
+    freed.after_check()
+    assert freed.trims == 0

@@ -30,6 +30,7 @@ from .errors import (
     StaleKerasStateWarning,
     UnsharableModelError,
 )
+from .freed_memory import FreedMemory
 from .inputs import (
     _check_fits,
     _check_model,
@@ -131,6 +132,7 @@ class SharedGraphPredictor:
         self._tenants: dict[Any, _WeightsTenant] = {}  # tenants held as weights
         # Architecture key -> its reference model, kept while the predictor lives.
         self._references: dict[str, _Reference] = {}
+        self._freed_memory = FreedMemory()  # the heap gaps tenants' checks leave, returned
 
     def predict(self, model: keras.Model, x: Any) -> Any:
         """Return the output of ``model`` on ``x`` as its weights define it, computed in
@@ -386,6 +388,7 @@ class SharedGraphPredictor:
         if perturb:
             reference.probed_kinds.add(kind)
         record.graphs[kind] = graph
+        self._freed_memory.after_check()
         return answer
 
     def _serve(self, model: keras.Model, served: _Served, x: Any) -> tuple[Any, Any]:
