@@ -4,14 +4,16 @@ has ``<!-- explainer-corpus -->``, ``<!-- lint-corpus -->``, ``<!-- lint-blind-c
 ``<!-- lint-split-corpora -->``, ``<!-- serving-corpus -->`` or
 ``<!-- search-held-out -->``, from the results files that
 ``python -m verification.{explainer,lint,serving}_corpus run`` (``lint_corpus blind`` for
-the blind corpora, ``search_heldout score`` for search) write. A missing or malformed file
-fails the build, naming the file and the field; the logic lives in ``verification``."""
+the blind corpora, ``search_heldout score`` for search) write, and where it has
+``<!-- search-marker-agreement -->``, from the held-out sets' two blind markings. A missing
+or malformed file fails the build, naming the file and the field; the logic lives in
+``verification``."""
 
 from __future__ import annotations
 
 from mkdocs.exceptions import PluginError
 
-from verification import search_scores
+from verification import search_agreement, search_scores
 from verification.corpus_results import ResultsError, render_on_page
 from verification.explainer_corpus import render as explainer_render
 from verification.explainer_corpus.results import read_results as explainer_results
@@ -29,6 +31,7 @@ CORPORA = (
     ("linter blind corpus", lint_blind, lint_blind.read_results),
     ("linter split blind corpora", lint_split, lint_split.read_results),
     ("held-out search sets", search_scores, search_scores.read_results),
+    ("second blind markings", search_agreement, search_agreement.read_results),
 )
 
 
