@@ -1,5 +1,5 @@
 """Structure of the sealed held-out search queries (tests/fixtures/search/held_out.toml and
-the later sets, held_out_2.toml to held_out_12.toml).
+the later sets, held_out_2.toml to held_out_13.toml).
 
 Checks only the file: no search is run and nothing is ranked here.
 """
@@ -50,6 +50,7 @@ SETS = [
     "held_out_10.toml",
     "held_out_11.toml",
     "held_out_12.toml",
+    "held_out_13.toml",
 ]
 # The fourth set is the half of it that was delivered (its header says why).
 AT_LEAST = {"held_out_4.toml": 30}
