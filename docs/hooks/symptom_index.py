@@ -1,12 +1,12 @@
 """MkDocs hook: the symptom index (verification/symptoms/messages.toml) rendered into
-docs/guide/messages.md where the page holds its marker; the logic lives in
-``verification.symptoms``."""
+docs/guide/messages.md where the page holds its marker, with the census that checks it
+against TensorFlow's source; the logic lives in ``verification.symptoms``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from verification.symptoms import MARKER, PAGE, load, render
+from verification.symptoms import MARKER, PAGE, census, load, render
 
 
 def on_page_markdown(markdown, page, config, **_):
@@ -17,4 +17,17 @@ def on_page_markdown(markdown, page, config, **_):
     messages = load()
     count = f"{len(messages)} messages"
     body = render(messages, Path(config["docs_dir"]))
-    return markdown.replace(MARKER, body).replace("<!-- symptom count -->", count)
+    if census.MARKER not in markdown:
+        raise ValueError(f"{PAGE} lost its marker {census.MARKER!r}")
+    checked = census.render(census.take(messages, census.load_set_aside()), _tensorflow())
+    return (
+        markdown.replace(MARKER, body)
+        .replace("<!-- symptom count -->", count)
+        .replace(census.MARKER, checked)
+    )
+
+
+def _tensorflow() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("tensorflow")
