@@ -59,7 +59,6 @@ REASONS = {
     "experimental": "an experimental or internal API that this guide does not teach "
     "(parallel variables, compiler IR, trace-type serialization, AutoGraph's internals)",
     "eager": "raised the same by eager code, outside any `tf.function`: not a tracing error",
-    "unreachable": "behind another check that always raises first on this release",
     "unreached": "not printed by the programs we wrote to reach it on this release",
 }
 
