@@ -56,8 +56,8 @@ def census_of(tmp_path, source: str, set_aside_text: str, messages=()):
     (tmp_path / FILE).write_text(textwrap.dedent(source))
     listing = tmp_path / "set_aside.toml"
     listing.write_text(textwrap.dedent(set_aside_text))
-    aside = load_set_aside(listing, sources=(FILE,))
-    return take(list(messages), aside, root=tmp_path, sources=(FILE,))
+    aside = load_set_aside(listing, sources={FILE: "tensorflow"})
+    return take(list(messages), aside, root=tmp_path, sources={FILE: "tensorflow"})
 
 
 def test_a_message_neither_indexed_nor_set_aside_is_named_with_file_and_line(tmp_path):
@@ -105,5 +105,5 @@ def test_a_bad_set_aside_entry_is_named(tmp_path, entry_text, message):
     listing = tmp_path / "set_aside.toml"
     listing.write_text("[[statement]]\n" + entry_text.format(file=FILE) + "\n")
     with pytest.raises(ValueError, match=message) as raised:
-        load_set_aside(listing, sources=(FILE,))
+        load_set_aside(listing, sources={FILE: "tensorflow"})
     assert f"{listing}: statement 1" in str(raised.value)

@@ -19,7 +19,7 @@ def on_page_markdown(markdown, page, config, **_):
     body = render(messages, Path(config["docs_dir"]))
     if census.MARKER not in markdown:
         raise ValueError(f"{PAGE} lost its marker {census.MARKER!r}")
-    checked = census.render(census.take(messages, census.load_set_aside()), _tensorflow())
+    checked = census.render(census.take(messages, census.load_set_aside()), _versions())
     return (
         markdown.replace(MARKER, body)
         .replace("<!-- symptom count -->", count)
@@ -27,7 +27,8 @@ def on_page_markdown(markdown, page, config, **_):
     )
 
 
-def _tensorflow() -> str:
+def _versions() -> dict[str, str]:
     import importlib.metadata
 
-    return importlib.metadata.version("tensorflow")
+    packages = dict.fromkeys(census.SOURCES.values())
+    return {package: importlib.metadata.version(package) for package in packages}

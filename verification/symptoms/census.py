@@ -1,5 +1,6 @@
-"""The census of the symptom index: every message that TensorFlow's tracing sources raise or
-log, each either in the index (messages.toml) or set aside with its reason (set_aside.toml).
+"""The census of the symptom index: every message that TensorFlow's and Keras's tracing
+sources raise or log, each either in the index (messages.toml) or set aside with its reason
+(set_aside.toml).
 
 The index promises the messages a reader meets around ``tf.function`` and tracing. That
 promise is checked here against the installed source rather than against what readers
@@ -25,28 +26,30 @@ from pathlib import Path
 from verification.symptoms import Message
 
 SET_ASIDE = Path(__file__).resolve().parent / "set_aside.toml"
-PACKAGE = "tensorflow"
-
-# The files of TensorFlow that trace a Python function and reject what it does while
-# tracing: tf.function and its concrete functions, how arguments become trace types, the
-# graph a trace builds, AutoGraph's conversion and operators, and a symbolic tensor and
-# its shape (what a traced function's code receives).
-SOURCES = (
-    "python/eager/polymorphic_function/polymorphic_function.py",
-    "python/eager/polymorphic_function/concrete_function.py",
-    "python/eager/polymorphic_function/function_type_utils.py",
-    "python/eager/polymorphic_function/tracing_compilation.py",
-    "core/function/polymorphism/function_type.py",
-    "core/function/trace_type/default_types.py",
-    "core/function/trace_type/trace_type_builder.py",
-    "python/framework/func_graph.py",
-    "python/framework/tensor.py",
-    "python/framework/tensor_shape.py",
-    "python/autograph/impl/api.py",
-    "python/autograph/operators/control_flow.py",
-    "python/autograph/operators/py_builtins.py",
-    "python/autograph/pyct/parser.py",
-)
+# The files that trace a Python function and reject what it does while tracing, as path ->
+# package: TensorFlow's tf.function and its concrete functions, how arguments become trace
+# types, the graph a trace builds, AutoGraph's conversion and operators, and a symbolic
+# tensor and its shape (what a traced function's code receives); Keras 3's symbolic input
+# (a KerasTensor) and the TensorFlow trainer that traces its steps. Paths are unique across
+# the two packages (Keras 3's begin with src/).
+SOURCES = {
+    "python/eager/polymorphic_function/polymorphic_function.py": "tensorflow",
+    "python/eager/polymorphic_function/concrete_function.py": "tensorflow",
+    "python/eager/polymorphic_function/function_type_utils.py": "tensorflow",
+    "python/eager/polymorphic_function/tracing_compilation.py": "tensorflow",
+    "core/function/polymorphism/function_type.py": "tensorflow",
+    "core/function/trace_type/default_types.py": "tensorflow",
+    "core/function/trace_type/trace_type_builder.py": "tensorflow",
+    "python/framework/func_graph.py": "tensorflow",
+    "python/framework/tensor.py": "tensorflow",
+    "python/framework/tensor_shape.py": "tensorflow",
+    "python/autograph/impl/api.py": "tensorflow",
+    "python/autograph/operators/control_flow.py": "tensorflow",
+    "python/autograph/operators/py_builtins.py": "tensorflow",
+    "python/autograph/pyct/parser.py": "tensorflow",
+    "src/backend/common/keras_tensor.py": "keras",
+    "src/backend/tensorflow/trainer.py": "keras",
+}
 
 # Why a statement is not in the index. Closed: a new reason is a decision about what the
 # index promises, made here, not in an entry.
@@ -60,6 +63,9 @@ REASONS = {
     "(parallel variables, compiler IR, trace-type serialization, AutoGraph's internals)",
     "eager": "raised the same by eager code, outside any `tf.function`: not a tracing error",
     "unreached": "not printed by the programs we wrote to reach it on this release",
+    "keras-api": "about Keras's own API (compiling, `fit`'s arguments, deprecated methods), "
+    "not about tracing",
+    "backend": "raised only under another Keras backend (JAX)",
 }
 
 # A literal piece shorter than this is a connective ("calls to", " for "), not a message.
@@ -69,6 +75,7 @@ _LOGGERS = {"warning", "warn", "log_first_n", "error"}
 
 @dataclass(frozen=True)
 class Statement:
+    package: str
     path: str
     line: int
     kind: str  # the exception's class, or warning:<the logging call>
@@ -79,7 +86,7 @@ class Statement:
         return " ".join(self.pieces)
 
     def __str__(self) -> str:
-        return f"{PACKAGE}/{self.path}:{self.line} ({self.kind}) {self.text[:90]!r}"
+        return f"{self.package}/{self.path}:{self.line} ({self.kind}) {self.text[:90]!r}"
 
 
 @dataclass(frozen=True)
@@ -89,16 +96,16 @@ class SetAside:
     reason: str
 
 
-def source_root() -> Path:
-    spec = importlib.util.find_spec(PACKAGE)
+def source_root(package: str) -> Path:
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.origin:
-        raise RuntimeError("census: TensorFlow is not installed")
+        raise RuntimeError(f"census: {package} is not installed")
     return Path(spec.origin).parent
 
 
-def statements(path: str, source: str) -> list[Statement]:
-    """The raises and logged warnings of ``source`` (the file at ``path``) that hold a
-    string literal."""
+def statements(path: str, source: str, package: str = "tensorflow") -> list[Statement]:
+    """The raises and logged warnings of ``source`` (the file at ``path`` of ``package``)
+    that hold a string literal."""
     found = []
     for node in ast.walk(ast.parse(source, filename=path)):
         said = _what_it_says(node)
@@ -111,7 +118,7 @@ def statements(path: str, source: str) -> list[Statement]:
             if isinstance(sub, ast.Constant) and isinstance(sub.value, str)
         )
         if any(len(piece.strip()) >= MIN_PIECE for piece in pieces):
-            found.append(Statement(path, node.lineno, kind, pieces))
+            found.append(Statement(package, path, node.lineno, kind, pieces))
     return sorted(found, key=lambda statement: statement.line)
 
 
@@ -127,7 +134,7 @@ def _what_it_says(node: ast.AST) -> tuple[str, ast.AST] | None:
     return None
 
 
-def load_set_aside(path: Path = SET_ASIDE, sources: tuple[str, ...] = SOURCES) -> list[SetAside]:
+def load_set_aside(path: Path = SET_ASIDE, sources: dict[str, str] = SOURCES) -> list[SetAside]:
     """The set-aside entries; a missing field, an unknown reason or a file outside
     ``sources`` names the entry."""
     with path.open("rb") as handle:
@@ -160,7 +167,7 @@ def indexed_by(statement: Statement, messages: Iterable[Message]) -> list[Messag
     return [
         message
         for message in messages
-        if message.package == PACKAGE
+        if message.package == statement.package
         and message.path == statement.path
         and not message.wheel  # an older release's text: another file's lines
         and any(
@@ -190,15 +197,16 @@ def take(
     messages: list[Message],
     set_aside: list[SetAside],
     root: Path | None = None,
-    sources: tuple[str, ...] = SOURCES,
+    sources: dict[str, str] = SOURCES,
 ) -> Census:
-    """Reconcile the statements of ``sources`` under ``root`` (the installed TensorFlow)
-    with the index and the set-aside list."""
-    root = root or source_root()
+    """Reconcile the statements of ``sources`` (path -> package) with the index and the
+    set-aside list; each file is read from its installed package, or under ``root``."""
     census = Census({}, {}, [], [], [])
     used: set[SetAside] = set()
-    for path in sources:
-        for statement in statements(path, (root / path).read_text(encoding="utf-8")):
+    for path, package in sources.items():
+        folder = root or source_root(package)
+        text = (folder / path).read_text(encoding="utf-8")
+        for statement in statements(path, text, package):
             answers = indexed_by(statement, messages)
             quoted = [a for a in set_aside if a.path == path and a.says in statement.text]
             used.update(quoted)
@@ -216,25 +224,30 @@ def take(
 MARKER = "<!-- symptom census -->"
 
 
-def render(census: Census, version: str) -> str:
+def render(census: Census, versions: dict[str, str]) -> str:
     """The census as the index page shows it: how many messages the files hold, how many
-    are here, and each one set aside with its reason and source line."""
+    are here, and each one set aside with its reason and source line; ``versions`` maps
+    each package to its installed version."""
     from verification.symptoms import REPOSITORIES
 
     if census.errors():
         raise ValueError("symptom census: " + "; ".join(census.errors()))
-    url = REPOSITORIES[PACKAGE][1]
     counts = {reason: 0 for reason in REASONS}
     for aside in census.set_aside.values():
         counts[aside.reason] += 1
     total = len(census.indexed) + len(census.set_aside)
+    read = " and ".join(
+        f"{REPOSITORIES[package][0]} {versions[package]}'s"
+        for package in dict.fromkeys(SOURCES.values())
+    )
     lines = [
-        f"These messages were checked against TensorFlow {version}'s own source. The "
-        f"{len(SOURCES)} files that trace a function, build its graph, convert it with "
-        f"AutoGraph and hand it symbolic tensors raise or log {total} messages with text "
-        f"of their own: {len(census.indexed)} are on this page, and the other "
-        f"{len(census.set_aside)} are left out for the reasons below. A test fails when "
-        "these files gain a message that is neither here nor left out with its reason.",
+        f"These messages were checked against {read} own source. The {len(SOURCES)} "
+        "files that trace a function, build its graph, convert it with AutoGraph, hand it "
+        "symbolic tensors or trace Keras's steps raise or log "
+        f"{total} messages with text of their own: {len(census.indexed)} are on this page, "
+        f"and the other {len(census.set_aside)} are left out for the reasons below. A test "
+        "fails when these files gain a message that is neither here nor left out with its "
+        "reason.",
         "",
         "| left out | because the message is | messages |",
         "|---|---|---:|",
@@ -244,10 +257,11 @@ def render(census: Census, version: str) -> str:
         "",
     ]
     for statement, aside in sorted(census.set_aside.items(), key=lambda item: str(item[0])):
-        where = url.format(version=version, path=statement.path) + f"#L{statement.line}"
+        url = REPOSITORIES[statement.package][1]
+        where = url.format(version=versions[statement.package], path=statement.path)
         text = _one_line(statement.text).replace("`", "'")
         lines.append(
             f"    - `{text[:100]}` ([`{statement.path.rsplit('/', 1)[-1]}:{statement.line}`]"
-            f"({where})): {aside.reason}"
+            f"({where}#L{statement.line})): {aside.reason}"
         )
     return "\n".join(lines) + "\n"
