@@ -17,11 +17,10 @@ import tomllib
 from pathlib import Path
 
 from verification.corpus_results import ResultsError
-from verification.search_heldout import ROOT, SETS
+from verification.search_heldout import HALVES, ROOT, SETS
 
 MARKER = "<!-- search-marker-agreement -->"
 FIXTURES = ROOT / "tests" / "fixtures" / "search"
-HALVES = ("tune", "sealed")
 
 
 def second_marks_path(name: str) -> Path:

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from verification.symptoms import Message
+from verification.symptoms import REPOSITORIES, Message
 
 SET_ASIDE = Path(__file__).resolve().parent / "set_aside.toml"
 # The files that trace a Python function and reject what it does while tracing, as path ->
@@ -228,8 +228,6 @@ def render(census: Census, versions: dict[str, str]) -> str:
     """The census as the index page shows it: how many messages the files hold, how many
     are here, and each one set aside with its reason and source line; ``versions`` maps
     each package to its installed version."""
-    from verification.symptoms import REPOSITORIES
-
     if census.errors():
         raise ValueError("symptom census: " + "; ".join(census.errors()))
     counts = {reason: 0 for reason in REASONS}
